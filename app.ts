@@ -1,0 +1,75 @@
+import autoload from '@fastify/autoload'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Config } from './config.js'
+import configPlugin from './plugins/app/config.js'
+import { handleError, handleNotFound } from './plugins/app/error-handler.js'
+import payment from './plugins/app/payment.js'
+import prices from './plugins/app/prices.js'
+import solanaRpc from './plugins/app/solana-rpc.js'
+import store from './plugins/app/store.js'
+import cors from './plugins/external/cors.js'
+import helmet from './plugins/external/helmet.js'
+import rateLimit from './plugins/external/rate-limit.js'
+import sensible from './plugins/external/sensible.js'
+import swagger from './plugins/external/swagger.js'
+import { MODELS } from './schemas/index.js'
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/
+
+/** Accepts a caller's x-request-id when it is sane, so one id follows a call across services. */
+function requestId (request: IncomingMessage): string {
+  const incoming = request.headers['x-request-id']
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+}
+
+/** Options of the Fastify instance, shared by server.ts and the tests. */
+export function serverOptions (config: Config): FastifyServerOptions {
+  return {
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' }
+    },
+    genReqId: requestId,
+    requestIdHeader: false,
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: 200 },
+    connectionTimeout: 60_000,
+    requestTimeout: 30_000,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } }
+  }
+}
+
+/**
+ * The root plugin: configuration, then third-party plugins, then our own services, then the
+ * routes (one folder per URL area). The load order is the dependency direction.
+ */
+export default async function app (fastify: FastifyInstance, opts: { config: Config }) {
+  await fastify.register(configPlugin, { config: opts.config })
+  for (const model of MODELS) fastify.addSchema(model)
+
+  await fastify.register(sensible)
+  await fastify.register(helmet)
+  await fastify.register(cors)
+  await fastify.register(rateLimit)
+  await fastify.register(swagger)
+
+  await fastify.register(store)
+  await fastify.register(solanaRpc)
+  await fastify.register(payment)
+  await fastify.register(prices)
+
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  fastify.setErrorHandler(handleError)
+  fastify.setNotFoundHandler(handleNotFound)
+
+  await fastify.register(autoload, { dir: join(dirname(fileURLToPath(import.meta.url)), 'routes'), options: {} })
+}

@@ -1,0 +1,155 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { FormatRegistry } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { isAddress } from '@solana/kit'
+import { NETWORK_NAMES, NETWORKS, type NetworkName } from './plugins/app/solana/networks.js'
+import { resolveMerchantAddress } from './plugins/app/solana/merchant-keypair.js'
+
+/**
+ * The registry everyone on the defaults shares: a program-derived address of the memo program
+ * from the seed "token-merchant/registry/v1". Nobody holds its key, so nobody speaks for it
+ * (test/config.test.ts derives it again).
+ */
+export const DEFAULT_REGISTRY_ADDRESS = 'DuENzGwryL5Am1JhNSXNEsP26QkGnSLjg5NuA9G4MAgU'
+export const REGISTRY_SEED = 'token-merchant/registry/v1'
+
+const Int = (min: number, max: number, def: number, description: string) =>
+  Type.Integer({ minimum: min, maximum: max, default: def, description })
+const Base58Address = (description: string) => Type.String({ format: 'solana-address', description })
+const HttpUrl = (description: string) => Type.String({ format: 'http-url', description })
+
+/** Every environment variable the service reads, with its default. Validated once, at start-up. */
+export const ConfigSchema = Type.Object({
+  PORT: Int(1, 65535, 3000, 'TCP port to listen on'),
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'interface to listen on' }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(l => Type.Literal(l)), { default: 'info' }),
+  AGENT_NAME: Type.String({ minLength: 1, maxLength: 64, default: 'token-merchant' }),
+  AGENT_DESCRIPTION: Type.String({
+    minLength: 1,
+    maxLength: 500,
+    default: 'Solana token prices and token security analysis, sold per request over x402.'
+  }),
+  SOLANA_NETWORK: Type.Union(NETWORK_NAMES.map(n => Type.Literal(n)), { default: 'devnet' }),
+  SOLANA_RPC_URL: Type.Optional(HttpUrl('JSON-RPC endpoint; defaults to the public endpoint of the network')),
+  PAYMENT_MINT: Type.Optional(Base58Address('mint of the 6-decimal payment token; defaults to USDC of the network')),
+  PAYMENT_TOKEN_SYMBOL: Type.String({ minLength: 1, maxLength: 16, default: 'USDC' }),
+  PAYMENT_ADDRESS: Type.Optional(Base58Address('wallet that receives payments')),
+  MERCHANT_KEYPAIR_PATH: Type.String({ minLength: 1, default: './data/merchant-keypair.json' }),
+  DATABASE_PATH: Type.String({ minLength: 1, default: './data/merchant.db' }),
+  SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('NORMAL'), Type.Literal('FULL')], {
+    default: 'NORMAL',
+    description: 'NORMAL survives a process crash; FULL also survives power loss, at a cost per write'
+  }),
+  PUBLIC_BASE_URL: Type.Optional(HttpUrl('base of the absolute URLs the service prints')),
+  REGISTRY_ADDRESS: Base58Address('registry coordination address'),
+  TRUST_PROXY: Type.Boolean({ default: false, description: 'trust X-Forwarded-* headers' }),
+  RATE_LIMIT_MAX: Int(0, 1_000_000, 0, 'requests per window and client; 0 turns rate limiting off'),
+  RATE_LIMIT_WINDOW_MS: Int(1000, 86_400_000, 60_000, 'rate limit window'),
+  BODY_LIMIT_BYTES: Int(1024, 10_485_760, 16_384, 'largest accepted request body'),
+  RPC_TIMEOUT_MS: Int(100, 120_000, 10_000, 'timeout of one RPC request'),
+  PAYMENT_COMMITMENT: Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { default: 'confirmed' }),
+  PAYMENT_MAX_AGE_SECONDS: Int(10, 31_536_000, 900, 'oldest payment accepted, by blockTime'),
+  PAYMENT_LEASE_SECONDS: Int(5, 3600, 60, 'how long a claimed proof stays reserved for one request'),
+  PAYMENT_NOT_FOUND_WAIT_MS: Int(0, 30_000, 0, 'how long to wait for a just-sent transaction to appear'),
+  AUDIT_RETENTION_DAYS: Int(1, 3650, 90, 'audit rows older than this are deleted'),
+  PRICE_API_URL: HttpUrl('price aggregator base URL'),
+  PRICE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Jupiter API key (x-api-key)' })),
+  PRICE_CACHE_TTL_MS: Int(0, 3_600_000, 10_000, 'how long a price is reused'),
+  TOKEN_CACHE_TTL_MS: Int(0, 604_800_000, 21_600_000, 'how long a symbol-to-mint answer is reused'),
+  UPSTREAM_TIMEOUT_MS: Int(100, 60_000, 5000, 'timeout of one upstream HTTP call'),
+  ANALYSIS_CACHE_TTL_MS: Int(0, 3_600_000, 15_000, 'how long a token analysis is reused'),
+  REGISTRY_REFRESH_SECONDS: Int(1, 86_400, 30, 'age after which /registry reads the chain again'),
+  CLOSE_GRACE_MS: Int(100, 60_000, 3000, 'time in-flight requests get to finish on shutdown')
+}, { additionalProperties: true })
+
+const DEFAULTS = { REGISTRY_ADDRESS: DEFAULT_REGISTRY_ADDRESS, PRICE_API_URL: 'https://lite-api.jup.ag' }
+
+export type EnvConfig = Static<typeof ConfigSchema>
+
+/** Validated configuration, with the values that defaults and the keypair file decide filled in. */
+export type Config = EnvConfig & {
+  network: NetworkName
+  rpcUrl: string
+  paymentMint: string
+  paymentAddress: string
+  /** Set when the payment address came from (or was written to) the keypair file. */
+  merchantKeypairCreated: boolean
+}
+
+/** Thrown with one line per problem; server.ts prints them and exits 1. */
+export class ConfigError extends Error {
+  constructor (readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map(p => `  ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+function isHttpUrl (value: string): boolean {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+
+FormatRegistry.Set('solana-address', isAddress)
+FormatRegistry.Set('http-url', isHttpUrl)
+
+const FORMAT_PROBLEMS: Record<string, string> = {
+  'solana-address': 'is not a base58-encoded 32-byte Solana address',
+  'http-url': 'is not an absolute http(s) URL'
+}
+
+/** One readable line for the first error of a variable. */
+function describe (key: string, value: unknown): string {
+  const schema = ConfigSchema.properties[key as keyof EnvConfig] as { format?: string, anyOf?: Array<{ const: string }>, minimum?: number, maximum?: number, type?: string }
+  const got = JSON.stringify(value)
+  if (schema.anyOf !== undefined) return `${key}: ${got} is not one of ${schema.anyOf.map(s => s.const).join(', ')}`
+  if (schema.format !== undefined) return `${key}: ${got} ${FORMAT_PROBLEMS[schema.format]}`
+  if (schema.type === 'integer') return `${key}: ${got} is not a whole number from ${schema.minimum} to ${schema.maximum}`
+  if (schema.type === 'boolean') return `${key}: ${got} is not true or false`
+  return `${key}: ${got} is not a valid value`
+}
+
+/** Reads environment variables (empty strings count as unset), validates them and resolves the merchant address. */
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = { ...DEFAULTS }
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key]
+    if (value !== undefined && value !== '') raw[key] = value
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw)) as Record<string, unknown>
+  const badKeys = new Set([...Value.Errors(ConfigSchema, converted)].map(e => e.path.split('/')[1]))
+  const problems = [...badKeys].map(key => describe(key, converted[key]))
+  const envConfig = converted as EnvConfig
+
+  const network = envConfig.SOLANA_NETWORK as NetworkName
+  const facts = NETWORKS[network]
+  const rpcUrl = envConfig.SOLANA_RPC_URL ?? facts?.rpcUrl
+  if (facts !== undefined && rpcUrl === undefined) {
+    problems.push(`SOLANA_RPC_URL: required when SOLANA_NETWORK is ${network}`)
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+
+  let paymentAddress = envConfig.PAYMENT_ADDRESS
+  let merchantKeypairCreated = false
+  if (paymentAddress === undefined) {
+    try {
+      const resolved = resolveMerchantAddress(envConfig.MERCHANT_KEYPAIR_PATH)
+      paymentAddress = resolved.address
+      merchantKeypairCreated = resolved.created
+    } catch (error) {
+      throw new ConfigError([`MERCHANT_KEYPAIR_PATH: ${(error as Error).message}`])
+    }
+  }
+
+  return {
+    ...envConfig,
+    network,
+    rpcUrl: rpcUrl as string,
+    paymentMint: envConfig.PAYMENT_MINT ?? facts.usdcMint,
+    paymentAddress,
+    merchantKeypairCreated
+  }
+}

@@ -1,0 +1,77 @@
+import type { SqliteDatabase } from './open-database.js'
+
+export interface ClaimRequest {
+  signature: string
+  claimId: string
+  service: string
+  payer: string
+  amount: bigint
+  resource: string
+  leaseMs: number
+  now?: number
+}
+
+export type ClaimResult =
+  | { claimed: true }
+  | { claimed: false, status: 'pending' | 'redeemed' }
+
+/**
+ * The anti-replay store. Each decision is one SQL statement, so it is atomic across
+ * every process sharing the database file: a proof is claimed by exactly one request,
+ * redeemed once on delivery, or released for another try.
+ */
+export function createPaymentClaims (db: SqliteDatabase) {
+  // Insert a new claim, or take over one whose lease ran out (a crashed or stuck request).
+  // A redeemed row or a live lease makes the WHERE false, so nothing is returned.
+  const claimStatement = db.prepare(`
+    INSERT INTO payment_claims (signature, status, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
+    VALUES (@signature, 'pending', @claimId, @leaseExpiresAt, @service, @payer, @amount, @resource, @now)
+    ON CONFLICT (signature) DO UPDATE SET
+      claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
+      payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at
+    WHERE payment_claims.status = 'pending' AND payment_claims.lease_expires_at <= excluded.claimed_at
+    RETURNING claim_id`).pluck()
+  const statusStatement = db.prepare('SELECT status FROM payment_claims WHERE signature = ?').pluck()
+  const redeemStatement = db.prepare(`
+    UPDATE payment_claims SET status = 'redeemed', redeemed_at = ?
+    WHERE signature = ? AND claim_id = ? AND status = 'pending'`)
+  const releaseStatement = db.prepare(`
+    DELETE FROM payment_claims WHERE signature = ? AND claim_id = ? AND status = 'pending'`)
+
+  return {
+    /** 'redeemed', 'pending' or undefined: a cheap look before any RPC work. */
+    status (signature: string): 'pending' | 'redeemed' | undefined {
+      return statusStatement.get(signature) as 'pending' | 'redeemed' | undefined
+    },
+
+    claim (request: ClaimRequest): ClaimResult {
+      const now = request.now ?? Date.now()
+      const winner = claimStatement.get({
+        signature: request.signature,
+        claimId: request.claimId,
+        leaseExpiresAt: now + request.leaseMs,
+        service: request.service,
+        payer: request.payer,
+        amount: request.amount.toString(),
+        resource: request.resource,
+        now
+      })
+      if (winner === request.claimId) return { claimed: true }
+      // Lost the race: say why. A row deleted in between reads as still in progress.
+      const status = (statusStatement.get(request.signature) as 'pending' | 'redeemed' | undefined) ?? 'pending'
+      return { claimed: false, status }
+    },
+
+    /** Marks the proof spent. False means this request no longer holds the claim and must not deliver. */
+    redeem (signature: string, claimId: string, now = Date.now()): boolean {
+      return redeemStatement.run(now, signature, claimId).changes === 1
+    },
+
+    /** Gives the proof back after a failed delivery, so the buyer can retry with it. */
+    release (signature: string, claimId: string): boolean {
+      return releaseStatement.run(signature, claimId).changes === 1
+    }
+  }
+}
+
+export type PaymentClaims = ReturnType<typeof createPaymentClaims>

@@ -1,0 +1,197 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import { isAppError } from './app-error.js'
+import { errorBody } from './error-handler.js'
+import { isPaidServiceName, PAID_SERVICES, type PaidServiceName } from './payment/catalog.js'
+import { PAYMENT_HEADERS } from './payment/headers.js'
+import { PaymentError, type PaymentRejection } from './payment/payment-error.js'
+import { createPaymentVerifier, type ClaimedPayment } from './payment/payment-verifier.js'
+import { readPaymentProof, type PaymentProof } from './payment/proof-headers.js'
+import { createRecipientAccount } from './payment/recipient-account.js'
+import { encodeReceipt, paymentRequirement, type MerchantTerms } from './payment/requirements.js'
+import { publicBaseUrl } from './public-url.js'
+import { NETWORKS } from './solana/networks.js'
+import { rpcUnavailable } from './solana/rpc-errors.js'
+
+interface PaymentInFlight extends ClaimedPayment {
+  /** Set once the claim was redeemed or released; later hooks leave it alone. */
+  settled: boolean
+  outcome: string
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Makes the route paid: the name of its entry in the price table. */
+    paidService?: PaidServiceName
+  }
+  interface FastifyRequest {
+    payment?: PaymentInFlight
+  }
+}
+
+function failureCode (payload: unknown): string {
+  if (typeof payload !== 'string') return 'HANDLER_FAILED'
+  try {
+    const code = (JSON.parse(payload) as { code?: unknown }).code
+    return typeof code === 'string' ? code : 'HANDLER_FAILED'
+  } catch {
+    return 'HANDLER_FAILED'
+  }
+}
+
+/**
+ * The x402 gate. A route with `config.paidService` gets a preHandler (after validation, so a
+ * malformed parameter is a 400 and nobody is asked to pay for it) that answers 402 until a valid
+ * proof arrives, then claims the proof for this request. The claim is redeemed when the response
+ * is a 2xx and released on any failure, so a proof buys exactly one delivery.
+ */
+export default fp(async (fastify) => {
+  const { config, store, solana } = fastify
+  const x402Network = NETWORKS[config.network].x402Network
+  const recipient = createRecipientAccount(solana.rpc, config.paymentMint, config.paymentAddress)
+
+  const verifier = createPaymentVerifier({
+    rpc: solana.rpc,
+    claims: store.claims,
+    // Never judge a payment against a node that is not known to serve the configured cluster.
+    ensureNetwork: async () => {
+      if (solana.health.genesisHash !== undefined) return
+      const state = await solana.health.check().catch((error: Error) => {
+        fastify.log.fatal(error.message)
+        return 'down' as const
+      })
+      if (state !== 'up') throw rpcUnavailable(new Error('Solana RPC not verified'))
+    },
+    payTo: config.paymentAddress,
+    mint: config.paymentMint,
+    commitment: config.PAYMENT_COMMITMENT,
+    maxAgeSeconds: config.PAYMENT_MAX_AGE_SECONDS,
+    leaseMs: config.PAYMENT_LEASE_SECONDS * 1000,
+    notFoundWaitMs: config.PAYMENT_NOT_FOUND_WAIT_MS
+  })
+
+  function terms (): MerchantTerms {
+    return {
+      x402Network,
+      payTo: config.paymentAddress,
+      mint: config.paymentMint,
+      symbol: config.PAYMENT_TOKEN_SYMBOL,
+      label: config.AGENT_NAME,
+      maxAgeSeconds: config.PAYMENT_MAX_AGE_SECONDS,
+      recipientTokenAccount: recipient.get()
+    }
+  }
+
+  function resourceUrl (request: FastifyRequest): string {
+    return `${publicBaseUrl(request, config.PUBLIC_BASE_URL)}${request.url}`
+  }
+
+  function sendChallenge (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, rejection: PaymentRejection, statusCode = 402) {
+    const accepts = [paymentRequirement(terms(), PAID_SERVICES[serviceName], resourceUrl(request))]
+    return reply.code(statusCode).header('cache-control', 'no-store')
+      .send({ ...errorBody(request, statusCode, rejection.code, rejection.message, rejection.details), x402Version: 1, accepts })
+  }
+
+  function auditFailure (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, proof: PaymentProof | undefined, code: string, status: number, paid?: string) {
+    store.audit.record({
+      requestId: request.id,
+      service: serviceName,
+      resource: request.url,
+      payer: proof?.wallet,
+      signature: proof?.signature,
+      amount: paid === undefined ? undefined : BigInt(paid),
+      outcome: code,
+      verified: false,
+      status,
+      latencyMs: reply.elapsedTime
+    })
+  }
+
+  function gate (serviceName: PaidServiceName): preHandlerAsyncHookHandler {
+    return async function paymentGate (request, reply) {
+      const read = readPaymentProof(request.headers)
+      if ('absent' in read) {
+        store.audit.countChallenge(serviceName)
+        return sendChallenge(request, reply, serviceName, {
+          code: 'PAYMENT_REQUIRED',
+          message: `Pay ${PAID_SERVICES[serviceName].price} base units, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`
+        })
+      }
+      if ('rejection' in read) {
+        auditFailure(request, reply, serviceName, undefined, read.rejection.code, 402)
+        return sendChallenge(request, reply, serviceName, read.rejection)
+      }
+      try {
+        const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], resourceUrl(request))
+        request.payment = { ...claimed, settled: false, outcome: 'PENDING' }
+      } catch (error) {
+        if (error instanceof PaymentError) {
+          auditFailure(request, reply, serviceName, read.proof, error.code, error.statusCode, error.details?.paid as string | undefined)
+          if (error.headers !== undefined) reply.headers(error.headers)
+          return sendChallenge(request, reply, serviceName, error.rejection, error.statusCode)
+        }
+        if (isAppError(error)) auditFailure(request, reply, serviceName, read.proof, error.code, error.statusCode)
+        throw error
+      }
+    }
+  }
+
+  fastify.addHook('onRoute', (route) => {
+    const serviceName = route.config?.paidService
+    if (serviceName === undefined) return
+    if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
+    const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
+    route.preHandler = [...existing, gate(serviceName)]
+  })
+
+  function release (payment: PaymentInFlight, outcome: string) {
+    payment.settled = true
+    payment.outcome = outcome
+    store.claims.release(payment.signature, payment.claimId)
+  }
+
+  // Deliver and redeem together: a 2xx goes out only if this request still holds the claim.
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const payment = request.payment
+    if (payment === undefined || payment.settled) return payload
+    if (reply.statusCode < 200 || reply.statusCode >= 300) {
+      release(payment, failureCode(payload))
+      return payload
+    }
+    payment.settled = true
+    if (store.claims.redeem(payment.signature, payment.claimId)) {
+      payment.outcome = 'DELIVERED'
+      reply.header(PAYMENT_HEADERS.receipt, encodeReceipt({ transaction: payment.signature, network: x402Network, payer: payment.payer }))
+      return payload
+    }
+    // The lease ran out while the handler worked and the proof went to another request.
+    payment.outcome = 'PAYMENT_ALREADY_USED'
+    reply.code(409).header('content-type', 'application/json; charset=utf-8')
+    return JSON.stringify(errorBody(request, 409, 'PAYMENT_ALREADY_USED', 'This payment was used by another request while this one was being served'))
+  })
+
+  // The client left before the answer: give the proof back so it can be used again.
+  fastify.addHook('onRequestAbort', async (request) => {
+    if (request.payment !== undefined && !request.payment.settled) release(request.payment, 'CLIENT_ABORTED')
+  })
+
+  fastify.addHook('onResponse', async (request, reply) => {
+    const payment = request.payment
+    if (payment === undefined) return
+    if (!payment.settled) release(payment, 'HANDLER_FAILED')
+    store.audit.record({
+      requestId: request.id,
+      service: payment.service,
+      resource: request.url,
+      payer: payment.payer,
+      signature: payment.signature,
+      amount: payment.paid,
+      outcome: payment.outcome,
+      verified: true,
+      status: reply.statusCode,
+      latencyMs: reply.elapsedTime
+    })
+  })
+
+  if (solana.health.state === 'up') recipient.resolve().catch(() => {})
+}, { name: 'payment', dependencies: ['config', 'store', 'solana-rpc'] })

@@ -1,0 +1,6 @@
+/** The HTTP headers of the payment exchange, lower-case as Node presents them. */
+export const PAYMENT_HEADERS = {
+  signature: 'x-payment-signature',
+  wallet: 'x-payment-wallet',
+  receipt: 'x-payment-response'
+} as const

@@ -1,0 +1,46 @@
+import { getBase58Encoder, isAddress } from '@solana/kit'
+import { PAYMENT_HEADERS } from './headers.js'
+import type { PaymentRejection } from './payment-error.js'
+
+export interface PaymentProof {
+  signature: string
+  wallet: string
+}
+
+const base58 = getBase58Encoder()
+
+function isBase58Signature (value: string): boolean {
+  if (value.length < 64 || value.length > 88) return false
+  try {
+    return base58.encode(value).length === 64
+  } catch {
+    return false
+  }
+}
+
+function single (value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+/**
+ * Reads the two proof headers. No header at all means "no proof yet" (a plain challenge);
+ * anything present but malformed is rejected, naming which header is wrong.
+ */
+export function readPaymentProof (headers: Record<string, string | string[] | undefined>):
+  { proof: PaymentProof } | { rejection: PaymentRejection } | { absent: true } {
+  const signature = single(headers[PAYMENT_HEADERS.signature])?.trim()
+  const wallet = single(headers[PAYMENT_HEADERS.wallet])?.trim()
+  if (signature === undefined && wallet === undefined) return { absent: true }
+
+  const problems: string[] = []
+  if (signature === undefined || signature === '') problems.push(`${PAYMENT_HEADERS.signature} is missing`)
+  else if (!isBase58Signature(signature)) problems.push(`${PAYMENT_HEADERS.signature} is not a base58-encoded 64-byte transaction signature`)
+  if (wallet === undefined || wallet === '') problems.push(`${PAYMENT_HEADERS.wallet} is missing`)
+  else if (!isAddress(wallet)) problems.push(`${PAYMENT_HEADERS.wallet} is not a base58-encoded 32-byte public key`)
+
+  if (problems.length > 0) {
+    const invalid = [PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet].filter(h => problems.some(p => p.startsWith(h)))
+    return { rejection: { code: 'INVALID_PAYMENT_HEADER', message: problems.join('; '), details: { invalidHeaders: invalid } } }
+  }
+  return { proof: { signature: signature as string, wallet: wallet as string } }
+}

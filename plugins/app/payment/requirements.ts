@@ -1,0 +1,58 @@
+import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidService } from './catalog.js'
+import { PAYMENT_HEADERS } from './headers.js'
+
+export interface MerchantTerms {
+  x402Network: string
+  payTo: string
+  mint: string
+  symbol: string
+  label: string
+  maxAgeSeconds: number
+  /** The payTo's associated token account for the mint, when known. */
+  recipientTokenAccount?: string
+}
+
+/** Solana Pay transfer request: `solana:<recipient>?amount=<token units>&spl-token=<mint>&label=...&message=...` */
+export function solanaPayUrl (terms: MerchantTerms, amount: bigint, message: string): string {
+  const query = [
+    `amount=${formatTokenAmount(amount)}`,
+    `spl-token=${terms.mint}`,
+    `label=${encodeURIComponent(terms.label)}`,
+    `message=${encodeURIComponent(message)}`
+  ].join('&')
+  return `solana:${terms.payTo}?${query}`
+}
+
+/**
+ * One x402 v1 "exact" payment requirement. `extra` carries what a buyer without an x402
+ * library needs: the amount in token units, symbol, decimals, the recipient token account,
+ * the proof headers and a Solana Pay URL.
+ */
+export function paymentRequirement (terms: MerchantTerms, service: PaidService, resource: string) {
+  return {
+    scheme: 'exact' as const,
+    network: terms.x402Network,
+    maxAmountRequired: service.price.toString(),
+    resource,
+    description: service.description,
+    mimeType: 'application/json',
+    payTo: terms.payTo,
+    maxTimeoutSeconds: terms.maxAgeSeconds,
+    asset: terms.mint,
+    extra: {
+      amount: formatTokenAmount(service.price),
+      symbol: terms.symbol,
+      decimals: PAYMENT_TOKEN_DECIMALS,
+      ...(terms.recipientTokenAccount === undefined ? {} : { recipientTokenAccount: terms.recipientTokenAccount }),
+      proofHeaders: { signature: PAYMENT_HEADERS.signature, wallet: PAYMENT_HEADERS.wallet },
+      solanaPayUrl: solanaPayUrl(terms, service.price, service.description)
+    }
+  }
+}
+
+export type PaymentRequirement = ReturnType<typeof paymentRequirement>
+
+/** The x-payment-response receipt header: base64 JSON, as x402 clients decode it. */
+export function encodeReceipt (receipt: { transaction: string, network: string, payer: string }): string {
+  return Buffer.from(JSON.stringify({ success: true, ...receipt })).toString('base64')
+}

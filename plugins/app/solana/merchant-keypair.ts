@@ -1,0 +1,54 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { getAddressDecoder } from '@solana/kit'
+
+// PKCS#8 prefix of an Ed25519 private key; the 32-byte seed follows it.
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
+
+function publicKeyOfSeed (seed: Uint8Array): Uint8Array {
+  const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' })
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' })
+  return new Uint8Array(spki.subarray(spki.length - 32))
+}
+
+/** A new keypair in the solana-keygen file format: a JSON array of 64 bytes, seed then public key. */
+export function generateKeypairBytes (): Uint8Array {
+  const { privateKey } = generateKeyPairSync('ed25519')
+  const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' })
+  const seed = new Uint8Array(pkcs8.subarray(pkcs8.length - 32))
+  return new Uint8Array([...seed, ...publicKeyOfSeed(seed)])
+}
+
+/** Reads a solana-keygen keypair file and returns its address, checking that the two halves belong together. */
+export function readKeypairAddress (path: string): string {
+  let bytes: unknown
+  try {
+    bytes = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'not valid JSON'
+    throw new Error(`cannot read keypair file ${path} (${reason})`)
+  }
+  if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every(b => Number.isInteger(b) && b >= 0 && b <= 255)) {
+    throw new Error(`keypair file ${path} must hold a JSON array of 64 bytes`)
+  }
+  const keypair = Uint8Array.from(bytes as number[])
+  const publicKey = keypair.subarray(32)
+  if (!Buffer.from(publicKeyOfSeed(keypair.subarray(0, 32))).equals(Buffer.from(publicKey))) {
+    throw new Error(`keypair file ${path} holds a public key that does not match its secret key`)
+  }
+  return getAddressDecoder().decode(publicKey)
+}
+
+/** Writes a new keypair file readable by its owner only. */
+export function writeKeypairFile (path: string, bytes: Uint8Array = generateKeypairBytes()): string {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, JSON.stringify([...bytes]), { mode: 0o600, flag: 'wx' })
+  return getAddressDecoder().decode(bytes.subarray(32))
+}
+
+/** The merchant's address from its keypair file, creating the file on first start. */
+export function resolveMerchantAddress (path: string): { address: string, created: boolean } {
+  if (existsSync(path)) return { address: readKeypairAddress(path), created: false }
+  return { address: writeKeypairFile(path), created: true }
+}

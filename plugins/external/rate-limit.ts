@@ -1,0 +1,16 @@
+import rateLimit from '@fastify/rate-limit'
+import fp from 'fastify-plugin'
+import { AppError } from '../app/app-error.js'
+
+/** Off unless RATE_LIMIT_MAX is set; answers 429 in the common error shape with Retry-After. */
+export default fp(async (fastify) => {
+  const { RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS } = fastify.config
+  if (RATE_LIMIT_MAX === 0) return
+  await fastify.register(rateLimit, {
+    max: RATE_LIMIT_MAX,
+    timeWindow: RATE_LIMIT_WINDOW_MS,
+    errorResponseBuilder: (_request, context) => new AppError(429, 'RATE_LIMITED',
+      `Rate limit of ${context.max} requests per ${context.after} exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
+      { details: { retryAfterSeconds: Math.ceil(context.ttl / 1000) } })
+  })
+}, { name: 'rate-limit', dependencies: ['config'] })

@@ -1,0 +1,2 @@
+import sensible from '@fastify/sensible'
+export default sensible

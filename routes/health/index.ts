@@ -1,0 +1,29 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { HealthStatus } from '../../schemas/health.js'
+import { ref } from '../../schemas/ref.js'
+
+const RPC_STATE_MAX_AGE_MS = 5000
+
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/live', {
+    schema: { operationId: 'getLiveness', tags: ['ops'], summary: 'The process is up', response: { 200: ref(HealthStatus) } }
+  }, async () => ({ status: 'ok' as const }))
+
+  // Ready means the database answers (503 otherwise). A down RPC is reported as "degraded":
+  // free routes still work, paid routes answer 503 RPC_UNAVAILABLE until it is back.
+  fastify.get('/ready', {
+    schema: {
+      operationId: 'getReadiness',
+      tags: ['ops'],
+      summary: 'Dependencies: database and Solana RPC',
+      response: { 200: ref(HealthStatus), 503: ref(HealthStatus) }
+    }
+  }, async (_request, reply) => {
+    const database = fastify.store.isHealthy() ? 'up' : 'down'
+    const rpc = await fastify.solana.health.current(RPC_STATE_MAX_AGE_MS).catch(() => 'down' as const)
+    const status = database === 'down' ? 'down' : rpc === 'up' ? 'ok' : 'degraded'
+    return reply.code(status === 'down' ? 503 : 200).send({ status, checks: { database, rpc } })
+  })
+}
+
+export default routes

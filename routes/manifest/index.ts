@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { SERVICE_VERSION } from '../../project.js'
+import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS } from '../../plugins/app/payment/catalog.js'
+import { NETWORKS } from '../../plugins/app/solana/networks.js'
+import { publicBaseUrl } from '../../plugins/app/public-url.js'
+import { ref } from '../../schemas/ref.js'
+import { Manifest, type ManifestBody } from '../../schemas/manifest.js'
+
+export const autoPrefix = '/.well-known'
+
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const config = fastify.config
+  const services = Object.entries(PAID_SERVICES).map(([name, service]) => ({
+    name,
+    description: service.description,
+    endpoint: service.path,
+    method: service.method,
+    price: Number(service.price),
+    price_display: formatTokenAmount(service.price),
+    payment_token: config.PAYMENT_TOKEN_SYMBOL,
+    payment_network: NETWORKS[config.network].x402Network
+  }))
+
+  fastify.get('/agent.json', {
+    schema: {
+      operationId: 'getManifest',
+      tags: ['discovery'],
+      summary: 'The merchant manifest: who we are, what we sell, at what price, paid to whom',
+      response: { 200: ref(Manifest) }
+    }
+  }, async (request): Promise<ManifestBody> => {
+    const base = publicBaseUrl(request, config.PUBLIC_BASE_URL)
+    return {
+      name: config.AGENT_NAME,
+      description: config.AGENT_DESCRIPTION,
+      version: SERVICE_VERSION,
+      services,
+      reputation_url: `${base}/reputation`,
+      payment_address: config.paymentAddress,
+      payment_mint: config.paymentMint,
+      payment_decimals: PAYMENT_TOKEN_DECIMALS,
+      network: config.network,
+      registry_url: `${base}/registry`,
+      openapi_url: `${base}/openapi.json`
+    }
+  })
+}
+
+export default routes

@@ -1,0 +1,17 @@
+import { Kind, type TSchema } from '@sinclair/typebox'
+import * as error from './error.js'
+import * as health from './health.js'
+import * as manifest from './manifest.js'
+import * as payment from './payment.js'
+import * as price from './price.js'
+import * as registry from './registry.js'
+import * as tokenAnalysis from './token-analysis.js'
+
+function isModel (value: unknown): value is TSchema {
+  return typeof value === 'object' && value !== null && Kind in value && typeof (value as TSchema).$id === 'string'
+}
+
+/** Every named model (each exported schema with a `$id`), registered once with fastify.addSchema. */
+export const MODELS: TSchema[] = [error, health, manifest, payment, price, registry, tokenAnalysis]
+  .flatMap(module => Object.values(module))
+  .filter(isModel)

@@ -1,0 +1,29 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { SolanaAddress } from './common.js'
+
+export const ManifestService = Type.Object({
+  name: Type.String({ examples: ['fetch-price'] }),
+  description: Type.String(),
+  endpoint: Type.String({ description: 'path template of the paid route', examples: ['/api/fetch-price/:token'] }),
+  method: Type.Literal('GET'),
+  price: Type.Integer({ minimum: 0, description: 'price in base units of the payment token', examples: [50000] }),
+  price_display: Type.String({ description: 'the price in token units, exact decimal text', examples: ['0.05'] }),
+  payment_token: Type.String({ description: 'symbol of the payment token', examples: ['USDC'] }),
+  payment_network: Type.String({ description: 'network in x402 form: solana, solana-devnet, solana-testnet or solana-localnet', examples: ['solana-devnet'] })
+}, { $id: 'ManifestService', additionalProperties: false })
+
+export const Manifest = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  version: Type.String({ pattern: '^\\d+\\.\\d+\\.\\d+$', examples: ['0.1.0'] }),
+  services: Type.Array(Type.Ref('ManifestService')),
+  reputation_url: Type.String({ format: 'uri', description: 'absolute URL of GET /reputation' }),
+  payment_address: SolanaAddress,
+  payment_mint: Type.String({ description: 'mint of the payment token (additive)' }),
+  payment_decimals: Type.Integer({ description: 'decimals of the payment token (additive)', examples: [6] }),
+  network: Type.String({ description: 'Solana cluster name (additive)', examples: ['devnet'] }),
+  registry_url: Type.String({ format: 'uri', description: 'absolute URL of GET /registry (additive)' }),
+  openapi_url: Type.String({ format: 'uri', description: 'absolute URL of the OpenAPI document (additive)' })
+}, { $id: 'Manifest', additionalProperties: false, description: 'The merchant manifest served at /.well-known/agent.json' })
+
+export type ManifestBody = Static<typeof Manifest> & { services: Array<Static<typeof ManifestService>> }

@@ -1,0 +1,33 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { join } from 'node:path'
+import type { Test } from 'tap'
+import app, { serverOptions } from '../app.js'
+import { loadConfig } from '../config.js'
+
+/** An address nothing listens on: a refused connection, answered at once. */
+export const UNREACHABLE_URL = 'http://127.0.0.1:9'
+
+/** Environment for a test instance: files in the test's own folder, quiet logs, nothing remote. */
+export function testEnv (t: Test, env: Record<string, string> = {}): Record<string, string> {
+  const dir = t.testdir()
+  return {
+    LOG_LEVEL: 'silent',
+    SOLANA_NETWORK: 'localnet',
+    SOLANA_RPC_URL: UNREACHABLE_URL,
+    PRICE_API_URL: UNREACHABLE_URL,
+    DATABASE_PATH: join(dir, 'merchant.db'),
+    MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json'),
+    ...env
+  }
+}
+
+/** The whole app on Fastify, ready for inject(), closed when the test ends. */
+export async function build (t: Test, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const config = loadConfig(testEnv(t, env))
+  const server = Fastify(serverOptions(config))
+  await server.register(fp(app), { config })
+  await server.ready()
+  t.teardown(() => server.close())
+  return server
+}
