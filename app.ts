@@ -1,21 +1,25 @@
-import autoload from '@fastify/autoload'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import { handleError, handleNotFound } from './plugins/app/error-handler.js'
 import payment from './plugins/app/payment.js'
 import prices from './plugins/app/prices.js'
+import registry from './plugins/app/registry.js'
 import solanaRpc from './plugins/app/solana-rpc.js'
 import store from './plugins/app/store.js'
+import tokenAnalysis from './plugins/app/token-analysis.js'
 import cors from './plugins/external/cors.js'
 import helmet from './plugins/external/helmet.js'
 import rateLimit from './plugins/external/rate-limit.js'
 import sensible from './plugins/external/sensible.js'
 import swagger from './plugins/external/swagger.js'
+import analyzeTokenRoutes from './routes/api/analyze-token/index.js'
+import fetchPriceRoutes from './routes/api/fetch-price/index.js'
+import healthRoutes from './routes/health/index.js'
+import manifestRoutes from './routes/manifest/index.js'
+import registryRoutes from './routes/registry/index.js'
 import { MODELS } from './schemas/index.js'
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -48,7 +52,7 @@ export function serverOptions (config: Config): FastifyServerOptions {
 
 /**
  * The root plugin: configuration, then third-party plugins, then our own services, then the
- * routes (one folder per URL area). The load order is the dependency direction.
+ * routes. The load order is the dependency direction.
  */
 export default async function app (fastify: FastifyInstance, opts: { config: Config }) {
   await fastify.register(configPlugin, { config: opts.config })
@@ -64,12 +68,24 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(solanaRpc)
   await fastify.register(payment)
   await fastify.register(prices)
+  await fastify.register(tokenAnalysis)
+  await fastify.register(registry)
 
+  // While shutting down, answers close their keep-alive connection, so in-flight requests
+  // finish and their clients leave instead of holding the process open.
+  let closing = false
+  fastify.addHook('preClose', async () => { closing = true })
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    if (closing) reply.header('connection', 'close')
   })
   fastify.setErrorHandler(handleError)
   fastify.setNotFoundHandler(handleNotFound)
 
-  await fastify.register(autoload, { dir: join(dirname(fileURLToPath(import.meta.url)), 'routes'), options: {} })
+  // One folder per URL area; the prefix is the folder's place in the URL.
+  await fastify.register(manifestRoutes, { prefix: '/.well-known' })
+  await fastify.register(healthRoutes, { prefix: '/health' })
+  await fastify.register(fetchPriceRoutes, { prefix: '/api/fetch-price' })
+  await fastify.register(analyzeTokenRoutes, { prefix: '/api/analyze-token' })
+  await fastify.register(registryRoutes, { prefix: '/registry' })
 }

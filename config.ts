@@ -20,7 +20,7 @@ const HttpUrl = (description: string) => Type.String({ format: 'http-url', descr
 
 /** Every environment variable the service reads, with its default. Validated once, at start-up. */
 export const ConfigSchema = Type.Object({
-  PORT: Int(1, 65535, 3000, 'TCP port to listen on'),
+  PORT: Int(0, 65535, 3000, 'TCP port to listen on (0 picks a free one)'),
   HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'interface to listen on' }),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(l => Type.Literal(l)), { default: 'info' }),
   AGENT_NAME: Type.String({ minLength: 1, maxLength: 64, default: 'token-merchant' }),

@@ -23,10 +23,11 @@ export function testEnv (t: Test, env: Record<string, string> = {}): Record<stri
 }
 
 /** The whole app on Fastify, ready for inject(), closed when the test ends. */
-export async function build (t: Test, env: Record<string, string> = {}): Promise<FastifyInstance> {
+export async function build (t: Test, env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void): Promise<FastifyInstance> {
   const config = loadConfig(testEnv(t, env))
   const server = Fastify(serverOptions(config))
   await server.register(fp(app), { config })
+  extend?.(server)
   await server.ready()
   t.teardown(() => server.close())
   return server

@@ -6,8 +6,6 @@ import { publicBaseUrl } from '../../plugins/app/public-url.js'
 import { ref } from '../../schemas/ref.js'
 import { Manifest, type ManifestBody } from '../../schemas/manifest.js'
 
-export const autoPrefix = '/.well-known'
-
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = fastify.config
   const services = Object.entries(PAID_SERVICES).map(([name, service]) => ({

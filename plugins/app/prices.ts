@@ -1,0 +1,22 @@
+import fp from 'fastify-plugin'
+import { createPriceService } from './prices/price-service.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    prices: ReturnType<typeof createPriceService>
+  }
+}
+
+/** Token prices from the configured aggregator (Jupiter, or the local stand-in); the pool closes with the app. */
+export default fp(async (fastify) => {
+  const { PRICE_API_URL, PRICE_API_KEY, UPSTREAM_TIMEOUT_MS, PRICE_CACHE_TTL_MS, TOKEN_CACHE_TTL_MS } = fastify.config
+  const prices = createPriceService({
+    baseUrl: PRICE_API_URL,
+    apiKey: PRICE_API_KEY,
+    timeoutMs: UPSTREAM_TIMEOUT_MS,
+    priceTtlMs: PRICE_CACHE_TTL_MS,
+    tokenTtlMs: TOKEN_CACHE_TTL_MS
+  })
+  fastify.decorate('prices', prices)
+  fastify.addHook('onClose', async () => prices.close())
+}, { name: 'prices', dependencies: ['config'] })

@@ -1,0 +1,28 @@
+import { isAddress } from '@solana/kit'
+
+/**
+ * What a caller may write for a token (`:token`, `?vs=`): a symbol of 1 to 20 letters, digits,
+ * `.`, `_` or `-` with an optional leading `$`, or a base58 mint address. Symbols are at most 20
+ * characters and mints at least 32, so the two forms never overlap. Route schemas use this pattern,
+ * so most malformed input is refused by validation; `parseTokenInput` also checks that a mint
+ * decodes to 32 bytes, which a pattern cannot.
+ */
+export const TOKEN_INPUT_PATTERN = '^(\\$?[A-Za-z0-9._-]{1,20}|[1-9A-HJ-NP-Za-km-z]{32,44})$'
+
+const SYMBOL = /^\$?[A-Za-z0-9._-]{1,20}$/
+const BASE58_MINT = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/
+
+export type TokenInput =
+  | { kind: 'symbol', symbol: string }
+  | { kind: 'mint', mint: string }
+  | { kind: 'invalid', reason: string }
+
+export function parseTokenInput (raw: string): TokenInput {
+  if (SYMBOL.test(raw)) return { kind: 'symbol', symbol: raw.replace(/^\$/, '') }
+  if (BASE58_MINT.test(raw)) {
+    return isAddress(raw)
+      ? { kind: 'mint', mint: raw }
+      : { kind: 'invalid', reason: 'is not a 32-byte base58 address' }
+  }
+  return { kind: 'invalid', reason: 'must be a token symbol (letters and digits, optional leading $) or a base58 mint address' }
+}

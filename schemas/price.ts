@@ -1,0 +1,56 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { SolanaAddress } from './common.js'
+import { ref } from './ref.js'
+
+const Mint = (description: string, example: string) =>
+  Type.String({ pattern: SolanaAddress.pattern, description, examples: [example] })
+
+/**
+ * The price of one token against a quote token: the record of Jupiter's former price API
+ * (`id`, `mintSymbol`, `vsToken`, `vsTokenSymbol`, `price`) plus fields from the current one.
+ */
+export const PriceRecord = Type.Object({
+  id: Mint('mint of the priced token (mainnet)', 'So11111111111111111111111111111111111111112'),
+  mintSymbol: Type.String({ description: 'symbol of the priced token', examples: ['SOL'] }),
+  vsToken: Mint('mint of the quote token (mainnet); USDC unless `vs` chose another', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
+  vsTokenSymbol: Type.String({ description: 'symbol of the quote token', examples: ['USDC'] }),
+  price: Type.Number({
+    minimum: 0,
+    description: 'how many quote tokens one whole priced token is worth: usdPrice(id) / usdPrice(vsToken)',
+    examples: [147.49474947494748]
+  }),
+  usdPrice: Type.Number({ minimum: 0, description: 'USD price of one whole priced token', examples: [147.48] }),
+  priceChange24h: Type.Optional(Type.Number({ description: 'change of the USD price over 24 hours, in percent; absent when the source has none', examples: [1.29] })),
+  blockId: Type.Optional(Type.Integer({ description: 'Solana mainnet block of the last update of the USD price; absent when the source has none', examples: [348004023] })),
+  fetchedAt: Type.String({
+    format: 'date-time',
+    description: 'when the price was read from the source, ISO 8601 UTC (prices are reused for a few seconds)',
+    examples: ['2026-09-01T12:00:00.000Z']
+  }),
+  source: Type.Literal('jupiter-price-v3', { description: 'where the price comes from' })
+}, {
+  $id: 'PriceRecord',
+  additionalProperties: false,
+  description: 'Price of a mainnet token against a quote token, whatever network payments use.',
+  examples: [{
+    id: 'So11111111111111111111111111111111111111112',
+    mintSymbol: 'SOL',
+    vsToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    vsTokenSymbol: 'USDC',
+    price: 147.49474947494748,
+    usdPrice: 147.48,
+    priceChange24h: 1.29,
+    blockId: 348004023,
+    fetchedAt: '2026-09-01T12:00:00.000Z',
+    source: 'jupiter-price-v3'
+  }]
+})
+
+export type PriceRecordBody = Static<typeof PriceRecord>
+
+/** Body of GET /api/fetch-price/:token. */
+export const PriceResponse = Type.Object({
+  data: ref(PriceRecord)
+}, { $id: 'PriceResponse', additionalProperties: false, description: 'A price lookup answer.' })
+
+export type PriceResponseBody = Static<typeof PriceResponse>

@@ -1,0 +1,97 @@
+import t, { type Test } from 'tap'
+import { AppError } from '../../plugins/app/app-error.js'
+import { build } from '../helper.js'
+
+const ERROR_KEYS = ['code', 'error', 'message', 'requestId', 'statusCode']
+
+function assertErrorShape (t: Test, body: Record<string, unknown>, status: number, code: string) {
+  for (const key of ERROR_KEYS) t.ok(key in body, `error body has ${key}`)
+  t.equal(body.statusCode, status)
+  t.equal(body.code, code)
+}
+
+t.test('unknown routes answer 404 in the error shape', async (t) => {
+  const app = await build(t)
+  const res = await app.inject('/no/such/route?x=1')
+  t.equal(res.statusCode, 404)
+  assertErrorShape(t, res.json(), 404, 'NOT_FOUND')
+  t.equal(res.json().message, 'Route GET /no/such/route not found')
+  t.match(res.headers['content-type'], /application\/json/)
+})
+
+t.test('a malformed path parameter is a 400 naming the parameter, before any payment talk', async (t) => {
+  const app = await build(t)
+  const res = await app.inject('/api/fetch-price/not%20a%20token!')
+  t.equal(res.statusCode, 400)
+  assertErrorShape(t, res.json(), 400, 'VALIDATION_ERROR')
+  t.match(res.json().message, /params\.token/)
+  t.notOk(res.headers['x-payment-response'])
+})
+
+t.test('5xx answers hide the internal message and carry the request id', async (t) => {
+  const app = await build(t, {}, (app) => {
+    app.get('/boom', async () => { throw new Error('database password is hunter2') })
+    app.get('/unavailable', async () => { throw new AppError(503, 'UPSTREAM_UNAVAILABLE', 'Upstream is down', { headers: { 'retry-after': '7' } }) })
+  })
+  const res = await app.inject({ url: '/boom', headers: { 'x-request-id': 'trace-123' } })
+  t.equal(res.statusCode, 500)
+  assertErrorShape(t, res.json(), 500, 'INTERNAL_ERROR')
+  t.notMatch(res.body, /hunter2/)
+  t.notMatch(res.body, /at .*\.ts/, 'no stack trace')
+  t.equal(res.json().requestId, 'trace-123')
+
+  const unavailable = await app.inject('/unavailable')
+  t.equal(unavailable.statusCode, 503)
+  t.equal(unavailable.headers['retry-after'], '7')
+  assertErrorShape(t, unavailable.json(), 503, 'UPSTREAM_UNAVAILABLE')
+})
+
+t.test('request ids: an incoming x-request-id is echoed, a missing or odd one is replaced', async (t) => {
+  const app = await build(t)
+  const echoed = await app.inject({ url: '/health/live', headers: { 'x-request-id': 'abc-123' } })
+  t.equal(echoed.headers['x-request-id'], 'abc-123')
+  const generated = await app.inject('/health/live')
+  t.match(generated.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+  const odd = await app.inject({ url: '/health/live', headers: { 'x-request-id': 'x'.repeat(300) } })
+  t.match(odd.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+})
+
+t.test('rate limiting answers 429 in the error shape with Retry-After', async (t) => {
+  const app = await build(t, { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' })
+  await app.inject('/health/live')
+  await app.inject('/health/live')
+  const res = await app.inject('/health/live')
+  t.equal(res.statusCode, 429)
+  assertErrorShape(t, res.json(), 429, 'RATE_LIMITED')
+  t.ok(Number(res.headers['retry-after']) > 0)
+})
+
+t.test('rate limiting is off by default', async (t) => {
+  const app = await build(t)
+  const statuses = new Set<number>()
+  for (let i = 0; i < 30; i++) statuses.add((await app.inject('/health/live')).statusCode)
+  t.same([...statuses], [200])
+})
+
+t.test('CORS is open for GET and exposes the payment headers', async (t) => {
+  const app = await build(t)
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/fetch-price/SOL',
+    headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-payment-signature,x-payment-wallet' }
+  })
+  t.equal(preflight.statusCode, 204)
+  t.equal(preflight.headers['access-control-allow-origin'], '*')
+  t.match(preflight.headers['access-control-allow-headers'], /x-payment-signature/)
+  const res = await app.inject({ url: '/.well-known/agent.json', headers: { origin: 'https://agent.example' } })
+  t.match(res.headers['access-control-expose-headers'], /x-payment-response/)
+  t.equal(res.headers['x-content-type-options'], 'nosniff', 'security headers are set')
+})
+
+t.test('health: live always, ready reports the database and a down RPC', async (t) => {
+  const app = await build(t)
+  t.same((await app.inject('/health/live')).json(), { status: 'ok' })
+  const ready = await app.inject('/health/ready')
+  t.equal(ready.statusCode, 200)
+  t.same(ready.json(), { status: 'degraded', checks: { database: 'up', rpc: 'down' } })
+})
