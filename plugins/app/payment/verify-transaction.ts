@@ -61,6 +61,11 @@ export function amountReceived (meta: NonNullable<PaymentTransaction['meta']>, p
   return received
 }
 
+/** Kit parses every RPC number into a bigint; the error goes back to the buyer as plain JSON. */
+function toJson (value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => typeof v === 'bigint' ? Number(v) : v))
+}
+
 /**
  * Decides whether a confirmed transaction pays for one delivery. Pure: the same transaction
  * and expectation always give the same answer. Checks run in the order the buyer would fix them.
@@ -72,7 +77,7 @@ export function checkPaymentTransaction (tx: PaymentTransaction, expected: Payme
   if (tx.meta.err !== null && tx.meta.err !== undefined) {
     return {
       ok: false,
-      rejection: { code: 'PAYMENT_FAILED', message: 'The payment transaction failed on chain and moved no funds', details: { transactionError: tx.meta.err } }
+      rejection: { code: 'PAYMENT_FAILED', message: 'The payment transaction failed on chain and moved no funds', details: { transactionError: toJson(tx.meta.err) } }
     }
   }
   const { accountKeys, header } = tx.transaction.message

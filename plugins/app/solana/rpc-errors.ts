@@ -1,6 +1,7 @@
 import {
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_MIN_CONTEXT_SLOT_NOT_REACHED,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR
 } from '@solana/kit'
@@ -22,6 +23,8 @@ export function isRpcUnavailable (error: unknown): boolean {
   if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return true
   if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY)) return true
   if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR)) return true
+  // A load-balanced node behind the one that served the previous read of the same request.
+  if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_MIN_CONTEXT_SLOT_NOT_REACHED)) return true
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const name = (e as { name?: unknown }).name
     if (name === 'AbortError' || name === 'TimeoutError') return true

@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { address, isAddress } from '@solana/kit'
+import { AppError } from '../../../plugins/app/app-error.js'
+import { SolanaAddress } from '../../../schemas/common.js'
+import { ErrorResponse } from '../../../schemas/error.js'
+import { PaymentRequired } from '../../../schemas/payment.js'
+import { ref } from '../../../schemas/ref.js'
+import { TokenAnalysis } from '../../../schemas/token-analysis.js'
+
+const ADDRESS_PROBLEM = 'must be a base58-encoded 32-byte Solana address'
+
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { tokenAnalyzer } = fastify
+
+  fastify.get('/:address', {
+    config: { paidService: 'analyze-token' },
+    schema: {
+      operationId: 'analyzeToken',
+      tags: ['paid'],
+      summary: 'Security analysis of a token mint from on-chain data, with a 1-100 risk score',
+      description: 'Reads the mint (SPL Token or Token-2022, extensions included), its metadata and its largest holders ' +
+        'with standard Solana RPC calls, and explains the score finding by finding. A malformed address is answered 400 ' +
+        'before any payment is asked; a missing account (404) or an account that is not a mint (422) is found after ' +
+        'payment, and leaves the proof unredeemed for another call.',
+      params: Type.Object({
+        address: Type.String({ pattern: SolanaAddress.pattern, description: 'mint address (base58, 32 bytes)', examples: SolanaAddress.examples })
+      }),
+      response: {
+        200: ref(TokenAnalysis),
+        400: ref(ErrorResponse),
+        402: ref(PaymentRequired),
+        404: ref(ErrorResponse),
+        422: ref(ErrorResponse),
+        503: ref(ErrorResponse)
+      }
+    },
+    // Before validation and payment: the pattern lets through strings that do not decode to
+    // exactly 32 bytes, and nobody should pay to learn that their address is malformed.
+    preValidation: async (request) => {
+      if (!isAddress(request.params.address)) {
+        throw new AppError(400, 'VALIDATION_ERROR', `params.address ${ADDRESS_PROBLEM}`, {
+          details: { validation: [{ in: 'params', path: 'address', message: ADDRESS_PROBLEM }] }
+        })
+      }
+    }
+  }, async (request) => await tokenAnalyzer.analyze(address(request.params.address)))
+}
+
+export default routes

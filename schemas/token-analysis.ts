@@ -1,0 +1,198 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { BaseUnits, SolanaAddress } from './common.js'
+import { ref } from './ref.js'
+
+const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
+// BaseUnits without its `examples`, which OpenAPI 3.0 refuses inside the anyOf of TokenExtension.
+const Amount = Type.String({ pattern: BaseUnits.pattern, description: BaseUnits.description })
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+/** An optional authority of the Token-2022 program: null when nobody holds it. */
+const Authority = (description: string) => Nullable(Address(`${description}; null when nobody holds it`))
+const Share = (description: string) => Type.Number({
+  minimum: 0,
+  maximum: 1,
+  description: `${description}, as a fraction of the supply from 0 to 1 (0.25 = 25%), computed exactly and rounded to 6 decimals`
+})
+
+export const Risk = Type.Object({
+  code: Type.String({ description: 'stable machine-readable risk code (see the weight table in the README)', examples: ['MINT_AUTHORITY_ACTIVE'] }),
+  level: Type.Union([Type.Literal('danger'), Type.Literal('warning'), Type.Literal('info')], { description: 'danger: can take holders\' tokens or value; warning: a power or condition to watch; info: context' }),
+  weight: Type.Integer({ minimum: 0, description: 'points this finding adds to risk_score' }),
+  message: Type.String({ description: 'one plain sentence naming the finding and its evidence' })
+}, { $id: 'Risk', additionalProperties: false, description: 'One finding behind the risk score.' })
+
+export const Holder = Type.Object({
+  address: Address('token account'),
+  amount: BaseUnits,
+  share: Share('balance of this account')
+}, { $id: 'Holder', additionalProperties: false, description: 'A token account among the largest holders.' })
+
+export const HolderDistribution = Type.Object({
+  available: Type.Boolean({ description: 'false when the RPC node refused or failed to list the largest accounts' }),
+  reason: Type.Optional(Type.String({ description: 'why holder data is unavailable (present only when available is false)' })),
+  slot: Type.Optional(Type.Integer({ description: 'slot at which the largest accounts were read' })),
+  largest_share: Nullable(Share('balance of the largest token account')),
+  top10_share: Nullable(Share('combined balance of the ten largest token accounts')),
+  holder_count: Nullable(Type.Integer({
+    minimum: 0,
+    description: 'number of token accounts with a balance when fewer than 20 exist (the RPC lists at most 20); null when 20 or more do, or when unavailable'
+  })),
+  accounts: Type.Array(ref(Holder), { maxItems: 20, description: 'the largest token accounts with a balance, largest first (empty when unavailable)' })
+}, {
+  $id: 'HolderDistribution',
+  additionalProperties: false,
+  description: 'Concentration of the supply among token accounts (getTokenLargestAccounts and getTokenSupply). Pool vaults and lockers are token accounts too: a large share is evidence to check, not proof of a whale.'
+})
+
+export const TransferFeeSchedule = Type.Object({
+  epoch: Type.Integer({ minimum: 0, description: 'first epoch where this fee applies' }),
+  basis_points: Type.Integer({ minimum: 0, maximum: 10_000, description: 'fee in basis points of the amount transferred (100 = 1%)' }),
+  maximum_fee: BaseUnits
+}, { $id: 'TransferFeeSchedule', additionalProperties: false, description: 'One of the two fee settings of the transfer-fee extension.' })
+
+export const TokenMetadataEntry = Type.Object({
+  key: Type.String(),
+  value: Type.String()
+}, { $id: 'TokenMetadataEntry', additionalProperties: false })
+
+const Ext = <T extends string, P extends Record<string, TSchema>>(type: T, description: string, properties: P) =>
+  Type.Object({ type: Type.Literal(type), ...properties }, { additionalProperties: false, description })
+
+/** Token-2022 mint extensions, with the settings that matter to a holder. */
+export const TokenExtension = Type.Union([
+  Ext('transfer_fee', 'A fee is withheld from every transfer. The older fee applies before the newer fee\'s epoch, the newer from it on.', {
+    older_fee: ref(TransferFeeSchedule),
+    newer_fee: ref(TransferFeeSchedule),
+    config_authority: Authority('can change the fee (up to 100%)'),
+    withdraw_withheld_authority: Authority('can collect the withheld fees'),
+    withheld_amount: Amount
+  }),
+  Ext('permanent_delegate', 'The delegate can transfer or burn tokens from any account of this mint.', {
+    delegate: Authority('the permanent delegate')
+  }),
+  Ext('transfer_hook', 'Every transfer also calls a program, which can refuse it.', {
+    program_id: Authority('hook program called on every transfer'),
+    authority: Authority('can replace the hook program')
+  }),
+  Ext('non_transferable', 'Tokens can never be transferred (soulbound).', {}),
+  Ext('default_account_state', 'State new token accounts start in.', {
+    state: Type.Union([Type.Literal('uninitialized'), Type.Literal('initialized'), Type.Literal('frozen')])
+  }),
+  Ext('mint_close_authority', 'The mint can be closed once its supply is zero.', {
+    close_authority: Authority('can close the mint')
+  }),
+  Ext('pausable', 'Transfers, mints and burns can be paused.', {
+    authority: Authority('can pause and resume'),
+    paused: Type.Boolean({ description: 'true when the token is paused right now' })
+  }),
+  Ext('metadata_pointer', 'Where the token metadata lives.', {
+    authority: Authority('can move the pointer'),
+    metadata_address: Authority('account holding the metadata')
+  }),
+  Ext('token_metadata', 'Metadata stored in the mint account itself.', {
+    update_authority: Authority('can change the metadata'),
+    name: Type.String(),
+    symbol: Type.String(),
+    uri: Type.String(),
+    additional_metadata: Type.Array(ref(TokenMetadataEntry))
+  }),
+  Ext('interest_bearing', 'Displayed (UI) amounts grow or shrink with an interest rate; balances in base units do not change.', {
+    rate_authority: Authority('can change the rate'),
+    current_rate_basis_points: Type.Integer({ description: 'annual rate, signed basis points' }),
+    pre_update_average_rate_basis_points: Type.Integer(),
+    initialization_timestamp: Type.Integer({ description: 'Unix seconds' }),
+    last_update_timestamp: Type.Integer({ description: 'Unix seconds' })
+  }),
+  Ext('scaled_ui_amount', 'Displayed (UI) amounts are base units times a multiplier the authority can change.', {
+    authority: Authority('can change the multiplier'),
+    multiplier: Type.Number(),
+    new_multiplier: Type.Number(),
+    new_multiplier_effective_timestamp: Type.Integer({ description: 'Unix seconds' })
+  }),
+  Ext('confidential_transfer', 'Balances and transfers can be encrypted.', {
+    authority: Authority('approves accounts and changes the configuration'),
+    auto_approve_new_accounts: Type.Boolean(),
+    auditor_elgamal_pubkey: Authority('auditor key that can decrypt every confidential amount')
+  }),
+  Ext('confidential_transfer_fee', 'Transfer fees on confidential transfers.', {
+    authority: Authority('can change the withheld-fee encryption key'),
+    harvest_to_mint_enabled: Type.Boolean()
+  }),
+  Ext('confidential_mint_burn', 'Tokens can be minted and burned confidentially: the public supply does not count them.', {}),
+  Ext('group_pointer', 'Where the token group configuration lives.', {
+    authority: Authority('can move the pointer'),
+    group_address: Authority('account holding the group')
+  }),
+  Ext('token_group', 'This mint is a collection (group) of tokens.', {
+    update_authority: Authority('can change the group'),
+    size: Type.Integer({ minimum: 0 }),
+    max_size: Type.Integer({ minimum: 0 })
+  }),
+  Ext('group_member_pointer', 'Where the group membership lives.', {
+    authority: Authority('can move the pointer'),
+    member_address: Authority('account holding the membership')
+  }),
+  Ext('token_group_member', 'This mint belongs to a group.', {
+    group: Address('the group mint'),
+    member_number: Type.Integer({ minimum: 0 })
+  }),
+  Ext('permissioned_burn', 'Burning needs the signature of an authority.', {
+    authority: Authority('must sign every burn')
+  }),
+  Ext('unknown', 'An extension this service cannot decode.', {
+    extension_type: Type.Integer({ minimum: 0, maximum: 65_535, description: 'Token-2022 extension type number' })
+  })
+], { $id: 'TokenExtension', description: 'A Token-2022 mint extension and its settings, tagged by `type`.' })
+
+export const TokenMetadata = Type.Object({
+  source: Type.Union([Type.Literal('token-2022'), Type.Literal('metaplex')], { description: 'the token-metadata extension of the mint, or the Metaplex metadata account' }),
+  address: Address('account the metadata was read from (the mint itself for token-2022)'),
+  name: Type.String(),
+  symbol: Type.String(),
+  uri: Type.String(),
+  update_authority: Authority('can change name, symbol and uri'),
+  mutable: Type.Boolean({ description: 'true when the metadata can still be changed: by its update authority, or by moving the Token-2022 metadata pointer' })
+}, { $id: 'TokenMetadata', additionalProperties: false, description: 'On-chain name, symbol and URI of the token.' })
+
+export const TokenIssuer = Type.Object({
+  name: Type.String({ description: 'company that issues the token', examples: ['Circle'] }),
+  asset: Type.String({ description: 'what the token is', examples: ['USDC'] }),
+  trust_assumption: Type.String({ description: 'what a holder relies on the issuer for' })
+}, { $id: 'TokenIssuer', additionalProperties: false, description: 'Known central issuer of a stablecoin, identified by mint address.' })
+
+export const TokenAuthorities = Type.Object({
+  mint_authority_disabled: Type.Boolean({ description: 'true when nobody can mint more tokens' }),
+  freeze_authority_disabled: Type.Boolean({ description: 'true when nobody can freeze token accounts' }),
+  mint_authority: Type.Optional(Address('who can mint; present only when not disabled')),
+  freeze_authority: Type.Optional(Address('who can freeze accounts; present only when not disabled'))
+}, { $id: 'TokenAuthorities', additionalProperties: false })
+
+export const TokenAnalysis = Type.Object({
+  risk_score: Type.Integer({ minimum: 1, maximum: 100, description: 'sum of the weights of `risks`, clamped to 1..100; 100 is the riskiest' }),
+  authorities: ref(TokenAuthorities),
+  summary: Type.String({ description: 'plain sentences, the main risks first' }),
+  mint: Address('the analysed mint'),
+  token_program: Type.Union([
+    Type.Literal('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'),
+    Type.Literal('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb')
+  ], { description: 'SPL Token or Token-2022 program that owns the mint' }),
+  decimals: Type.Integer({ minimum: 0, maximum: 255 }),
+  supply: BaseUnits,
+  holders: ref(HolderDistribution),
+  extensions: Type.Array(ref(TokenExtension), { description: 'Token-2022 extensions of the mint, in account order (empty for SPL Token mints)' }),
+  metadata: Nullable(ref(TokenMetadata)),
+  issuer: Type.Optional(ref(TokenIssuer)),
+  risks: Type.Array(ref(Risk), { description: 'every finding, heaviest first' }),
+  slot: Type.Integer({ description: 'slot at which the mint (and its metadata) was read; the same mint at the same slot gets the same answer' })
+}, {
+  $id: 'TokenAnalysis',
+  additionalProperties: false,
+  description: 'Security analysis of a token mint, from standard Solana RPC data only.'
+})
+
+export type RiskBody = Static<typeof Risk>
+export type HolderDistributionBody = Static<typeof HolderDistribution>
+export type TokenExtensionBody = Static<typeof TokenExtension>
+export type TokenMetadataBody = Static<typeof TokenMetadata>
+export type TokenIssuerBody = Static<typeof TokenIssuer>
+export type TokenAnalysisBody = Static<typeof TokenAnalysis>

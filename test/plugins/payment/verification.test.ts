@@ -1,0 +1,139 @@
+import { generateKeyPairSigner } from '@solana/kit'
+import t, { type Test } from 'tap'
+import { build } from '../../helper.js'
+import { proofHeaders, startPaidChain } from '../../fixtures/paid-chain.js'
+
+const HOUR = 3600
+
+// One chain whose clock starts an hour in the past: the first payment is old, then time catches up.
+t.test('each verification failure answers 402 with its code and the requirements', async (t) => {
+  const paid = await startPaidChain(t, { startTime: Math.floor(Date.now() / 1000) - HOUR })
+  const buyer = await paid.newBuyer(10_000_000n)
+  const oldPayment = await paid.pay(buyer, 50_000n)
+  paid.chain.advanceClock(HOUR)
+
+  const app = await build(t, paid.env, (app) => {
+    app.get('/test/cheap', { config: { paidService: 'fetch-price' } }, async () => ({ delivered: 'cheap' }))
+    app.get('/test/dear', { config: { paidService: 'analyze-token' } }, async () => ({ delivered: 'dear' }))
+  })
+  const audit = () => app.store.db.prepare('SELECT outcome, status, verified, payer, signature, amount FROM audit_log ORDER BY id').all() as
+    Array<{ outcome: string, status: number, verified: number, payer: string | null, signature: string | null, amount: string | null }>
+  const lastAudit = () => audit().at(-1)
+
+  async function expectRejection (t: Test, headers: Record<string, string>, code: string, url = '/test/cheap') {
+    const res = await app.inject({ url, headers })
+    t.equal(res.statusCode, 402, `${code}: status`)
+    const body = res.json()
+    t.equal(body.code, code)
+    t.equal(body.x402Version, 1)
+    t.equal(body.accepts[0].payTo, paid.merchant.address)
+    t.equal(res.headers['cache-control'], 'no-store')
+    t.notOk(res.headers['x-payment-response'])
+    return body
+  }
+
+  t.test('no proof: the challenge, counted but not audited', async (t) => {
+    const res = await app.inject('/test/dear')
+    t.equal(res.statusCode, 402)
+    const body = res.json()
+    t.equal(body.code, 'PAYMENT_REQUIRED')
+    t.match(body.accepts[0], {
+      scheme: 'exact',
+      network: 'solana-localnet',
+      maxAmountRequired: '100000',
+      resource: 'http://localhost:80/test/dear',
+      mimeType: 'application/json',
+      payTo: paid.merchant.address,
+      asset: paid.mint,
+      maxTimeoutSeconds: 900,
+      extra: { amount: '0.1', symbol: 'USDC', decimals: 6, proofHeaders: { signature: 'x-payment-signature', wallet: 'x-payment-wallet' } }
+    })
+    t.match(body.accepts[0].extra.solanaPayUrl, new RegExp(`^solana:${paid.merchant.address}\\?amount=0\\.1&spl-token=${paid.mint}&label=`))
+    t.equal(audit().length, 0)
+    t.equal(app.store.db.prepare("SELECT count FROM challenge_counts WHERE service = 'analyze-token'").pluck().get(), 1)
+  })
+
+  t.test('malformed headers name the header at fault', async (t) => {
+    const wallet = buyer.address
+    let body = await expectRejection(t, { 'x-payment-signature': 'abc', 'x-payment-wallet': wallet }, 'INVALID_PAYMENT_HEADER')
+    t.same(body.invalidHeaders, ['x-payment-signature'])
+    body = await expectRejection(t, { 'x-payment-signature': oldPayment, 'x-payment-wallet': '0OIl' }, 'INVALID_PAYMENT_HEADER')
+    t.same(body.invalidHeaders, ['x-payment-wallet'])
+    body = await expectRejection(t, { 'x-payment-wallet': wallet }, 'INVALID_PAYMENT_HEADER')
+    t.match(body.message, /x-payment-signature is missing/)
+    t.equal(lastAudit()?.outcome, 'INVALID_PAYMENT_HEADER')
+  })
+
+  t.test('unknown signature: PAYMENT_NOT_FOUND', async (t) => {
+    const other = await generateKeyPairSigner()
+    const unknown = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW'
+    const body = await expectRejection(t, proofHeaders(unknown, other.address), 'PAYMENT_NOT_FOUND')
+    t.match(body.message, /retry/)
+  })
+
+  t.test('a failed transaction: PAYMENT_FAILED', async (t) => {
+    const poor = await paid.newBuyer(10n)
+    const failed = await paid.pay(poor, 50_000n, { skipPreflight: true })
+    const body = await expectRejection(t, proofHeaders(failed, poor.address), 'PAYMENT_FAILED')
+    t.ok(body.transactionError, 'the chain error is shown')
+    t.match(lastAudit(), { outcome: 'PAYMENT_FAILED', verified: 0, signature: failed })
+  })
+
+  t.test('a wallet that did not sign: PAYER_MISMATCH', async (t) => {
+    const signature = await paid.pay(buyer, 50_000n)
+    await expectRejection(t, proofHeaders(signature, paid.merchant.address), 'PAYER_MISMATCH')
+    // The proof was not spent by the failed attempt.
+    const res = await app.inject({ url: '/test/cheap', headers: proofHeaders(signature, buyer.address) })
+    t.equal(res.statusCode, 200)
+  })
+
+  t.test('too little, wrong mint, wrong recipient: AMOUNT_TOO_LOW with the amounts', async (t) => {
+    const short = await paid.pay(buyer, 40_000n)
+    const body = await expectRejection(t, proofHeaders(short, buyer.address), 'AMOUNT_TOO_LOW')
+    t.equal(body.paid, '40000')
+    t.equal(body.required, '50000')
+    t.match(lastAudit(), { outcome: 'AMOUNT_TOO_LOW', amount: '40000' })
+
+    const otherMint = await paid.chain.createMint({ decimals: 6 })
+    await paid.chain.mintTo(otherMint, buyer.address, 1_000_000n)
+    await paid.chain.createAta(otherMint, paid.merchant.address)
+    const wrongMint = await paid.pay(buyer, 50_000n, { mint: otherMint })
+    t.equal((await expectRejection(t, proofHeaders(wrongMint, buyer.address), 'AMOUNT_TOO_LOW')).paid, '0')
+
+    const stranger = await generateKeyPairSigner()
+    await paid.chain.createAta(paid.mint, stranger.address)
+    const wrongRecipient = await paid.pay(buyer, 50_000n, { to: stranger.address })
+    t.equal((await expectRejection(t, proofHeaders(wrongRecipient, buyer.address), 'AMOUNT_TOO_LOW')).paid, '0')
+
+    const cheapProof = await paid.pay(buyer, 50_000n)
+    const dear = await expectRejection(t, proofHeaders(cheapProof, buyer.address), 'AMOUNT_TOO_LOW', '/test/dear')
+    t.equal(dear.required, '100000', 'a 0.05 proof never buys a 0.1 route')
+  })
+
+  t.test('older than PAYMENT_MAX_AGE_SECONDS: PAYMENT_EXPIRED', async (t) => {
+    const body = await expectRejection(t, proofHeaders(oldPayment, buyer.address), 'PAYMENT_EXPIRED')
+    t.ok(body.ageSeconds >= HOUR - 5)
+    t.equal(body.maxAgeSeconds, 900)
+  })
+
+  t.test('a valid proof buys one delivery, on any route, once', async (t) => {
+    const signature = await paid.pay(buyer, 100_000n)
+    const res = await app.inject({ url: '/test/cheap', headers: proofHeaders(signature, buyer.address) })
+    t.equal(res.statusCode, 200, 'a 0.1 proof buys a 0.05 route')
+    t.same(res.json(), { delivered: 'cheap' })
+    const receipt = JSON.parse(Buffer.from(String(res.headers['x-payment-response']), 'base64').toString('utf8'))
+    t.same(receipt, { success: true, transaction: signature, network: 'solana-localnet', payer: buyer.address })
+    t.match(lastAudit(), { outcome: 'DELIVERED', status: 200, verified: 1, payer: buyer.address, signature, amount: '100000' })
+
+    await expectRejection(t, proofHeaders(signature, buyer.address), 'PAYMENT_ALREADY_USED')
+    await expectRejection(t, proofHeaders(signature, buyer.address), 'PAYMENT_ALREADY_USED', '/test/dear')
+    t.match(lastAudit(), { outcome: 'PAYMENT_ALREADY_USED', verified: 0 })
+  })
+
+  t.test('overpayment is accepted and recorded as paid', async (t) => {
+    const signature = await paid.pay(buyer, 250_000n)
+    const res = await app.inject({ url: '/test/dear', headers: proofHeaders(signature, buyer.address) })
+    t.equal(res.statusCode, 200)
+    t.match(lastAudit(), { outcome: 'DELIVERED', amount: '250000' })
+  })
+})
