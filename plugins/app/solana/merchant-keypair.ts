@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { getAddressDecoder } from '@solana/kit'
 
@@ -40,15 +40,32 @@ export function readKeypairAddress (path: string): string {
   return getAddressDecoder().decode(publicKey)
 }
 
-/** Writes a new keypair file readable by its owner only. */
+/**
+ * Writes a new keypair file readable by its owner only. The file appears complete or not at
+ * all (written aside, then hard-linked into place), and an existing file is never replaced.
+ */
 export function writeKeypairFile (path: string, bytes: Uint8Array = generateKeypairBytes()): string {
   mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, JSON.stringify([...bytes]), { mode: 0o600, flag: 'wx' })
+  const aside = `${path}.${process.pid}.tmp`
+  writeFileSync(aside, JSON.stringify([...bytes]), { mode: 0o600 })
+  try {
+    linkSync(aside, path)
+  } finally {
+    unlinkSync(aside)
+  }
   return getAddressDecoder().decode(bytes.subarray(32))
 }
 
-/** The merchant's address from its keypair file, creating the file on first start. */
+/**
+ * The merchant's address from its keypair file, creating the file on first start. Workers of
+ * a cluster starting together agree on one file: whoever links second reads the winner's.
+ */
 export function resolveMerchantAddress (path: string): { address: string, created: boolean } {
   if (existsSync(path)) return { address: readKeypairAddress(path), created: false }
-  return { address: writeKeypairFile(path), created: true }
+  try {
+    return { address: writeKeypairFile(path), created: true }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    return { address: readKeypairAddress(path), created: false }
+  }
 }

@@ -1,0 +1,79 @@
+import { getProgramDerivedAddress, type Address } from '@solana/kit'
+import { statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { ConfigError, DEFAULT_REGISTRY_ADDRESS, loadConfig, REGISTRY_SEED } from '../../config.js'
+import { MEMO_V2_PROGRAM } from '../../plugins/app/solana/networks.js'
+import { readKeypairAddress, resolveMerchantAddress, writeKeypairFile } from '../../plugins/app/solana/merchant-keypair.js'
+
+function problemsOf (env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  return []
+}
+
+t.test('defaults: devnet, its public RPC and USDC, a keypair created with mode 0600', async (t) => {
+  const dir = t.testdir()
+  const config = loadConfig({ MERCHANT_KEYPAIR_PATH: join(dir, 'kp.json') })
+  t.equal(config.PORT, 3000)
+  t.equal(config.HOST, '0.0.0.0')
+  t.equal(config.network, 'devnet')
+  t.equal(config.rpcUrl, 'https://api.devnet.solana.com')
+  t.equal(config.paymentMint, '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU')
+  t.equal(config.DATABASE_PATH, './data/merchant.db')
+  t.ok(config.merchantKeypairCreated)
+  t.equal(statSync(join(dir, 'kp.json')).mode & 0o777, 0o600)
+  t.equal(readKeypairAddress(join(dir, 'kp.json')), config.paymentAddress)
+  const again = loadConfig({ MERCHANT_KEYPAIR_PATH: join(dir, 'kp.json') })
+  t.equal(again.paymentAddress, config.paymentAddress, 'the same keypair on the next start')
+  t.notOk(again.merchantKeypairCreated)
+})
+
+t.test('env values are converted and validated, one problem line per variable', async (t) => {
+  const config = loadConfig({ PORT: '8080', PAYMENT_ADDRESS: 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx', TRUST_PROXY: 'true', PAYMENT_MAX_AGE_SECONDS: '60' })
+  t.equal(config.PORT, 8080)
+  t.equal(config.TRUST_PROXY, true)
+  t.equal(config.PAYMENT_MAX_AGE_SECONDS, 60)
+  t.same(problemsOf({
+    PORT: 'eighty',
+    SOLANA_NETWORK: 'devnet2',
+    PAYMENT_MINT: 'EPjFWdd5AufqSSqeM2qN1xzy',
+    PUBLIC_BASE_URL: 'merchant.example',
+    RATE_LIMIT_MAX: '-1',
+    PAYMENT_ADDRESS: 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx'
+  }), [
+    'PORT: "eighty" is not a whole number from 0 to 65535',
+    'SOLANA_NETWORK: "devnet2" is not one of devnet, mainnet-beta, testnet, localnet',
+    'PAYMENT_MINT: "EPjFWdd5AufqSSqeM2qN1xzy" is not a base58-encoded 32-byte Solana address',
+    'PUBLIC_BASE_URL: "merchant.example" is not an absolute http(s) URL',
+    'RATE_LIMIT_MAX: -1 is not a whole number from 0 to 1000000'
+  ])
+  t.same(problemsOf({ SOLANA_NETWORK: 'localnet', PAYMENT_ADDRESS: 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx' }),
+    ['SOLANA_RPC_URL: required when SOLANA_NETWORK is localnet'])
+})
+
+t.test('a keypair file whose halves do not match is refused', async (t) => {
+  const dir = t.testdir()
+  const path = join(dir, 'kp.json')
+  writeKeypairFile(path)
+  const bytes = JSON.parse(await import('node:fs').then(fs => fs.readFileSync(path, 'utf8'))) as number[]
+  bytes[40] = (bytes[40] + 1) % 256
+  writeFileSync(join(dir, 'tampered.json'), JSON.stringify(bytes))
+  t.match(problemsOf({ MERCHANT_KEYPAIR_PATH: join(dir, 'tampered.json') })[0], /MERCHANT_KEYPAIR_PATH: keypair file .* does not match its secret key/)
+})
+
+t.test('workers starting together agree on one keypair', async (t) => {
+  const path = join(t.testdir(), 'kp.json')
+  const first = writeKeypairFile(path)
+  t.same(resolveMerchantAddress(path), { address: first, created: false })
+  t.throws(() => writeKeypairFile(path), { code: 'EEXIST' }, 'an existing keypair is never replaced')
+})
+
+t.test('the default registry address is the documented program-derived address', async (t) => {
+  const [derived] = await getProgramDerivedAddress({ programAddress: MEMO_V2_PROGRAM as Address, seeds: [REGISTRY_SEED] })
+  t.equal(derived, DEFAULT_REGISTRY_ADDRESS)
+})
