@@ -1,8 +1,6 @@
 import {
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR,
-  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_MIN_CONTEXT_SLOT_NOT_REACHED,
-  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY,
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR
 } from '@solana/kit'
 import { AppError } from '../app-error.js'
@@ -21,10 +19,13 @@ function errorCodeOf (error: unknown): string | undefined {
  */
 export function isRpcUnavailable (error: unknown): boolean {
   if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return true
-  if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY)) return true
   if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR)) return true
-  // A load-balanced node behind the one that served the previous read of the same request.
-  if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_MIN_CONTEXT_SLOT_NOT_REACHED)) return true
+  // JSON-RPC server errors (-32000 to -32099: node unhealthy or behind, history not available,
+  // a load-balanced node behind the one that served the previous read, ...) are the node's state.
+  if (isSolanaError(error)) {
+    const code = error.context.__code
+    if (code >= -32099 && code <= -32000) return true
+  }
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const name = (e as { name?: unknown }).name
     if (name === 'AbortError' || name === 'TimeoutError') return true

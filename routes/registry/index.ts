@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { MAX_AGENT_NAME_LENGTH } from '../../plugins/app/registry/registration-memo.js'
+import { SolanaAddress } from '../../schemas/common.js'
+import { ErrorResponse } from '../../schemas/error.js'
+import { ref } from '../../schemas/ref.js'
+import { RegistryListing } from '../../schemas/registry.js'
+
+const RegistryQuery = Type.Object({
+  wallet: Type.Optional(Type.String({ pattern: SolanaAddress.pattern, description: 'only registrations paid by this wallet' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_AGENT_NAME_LENGTH, description: 'only agents with this exact name (ASCII case ignored)' }))
+})
+
+const routes: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/', {
+    schema: {
+      operationId: 'listRegistry',
+      tags: ['registry'],
+      summary: 'Agents registered on the chain through the registry address, newest first',
+      querystring: RegistryQuery,
+      response: { 200: ref(RegistryListing), 400: ref(ErrorResponse), 503: ref(ErrorResponse) }
+    }
+  }, async (request) => await fastify.registry.list(request.query))
+}
+
+export default routes
