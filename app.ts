@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import { handleError, handleNotFound } from './plugins/app/error-handler.js'
 import payment from './plugins/app/payment.js'
 import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
+import reputation from './plugins/app/reputation.js'
 import solanaRpc from './plugins/app/solana-rpc.js'
 import store from './plugins/app/store.js'
 import tokenAnalysis from './plugins/app/token-analysis.js'
@@ -20,6 +22,7 @@ import fetchPriceRoutes from './routes/api/fetch-price/index.js'
 import healthRoutes from './routes/health/index.js'
 import manifestRoutes from './routes/manifest/index.js'
 import registryRoutes from './routes/registry/index.js'
+import reputationRoutes from './routes/reputation/index.js'
 import { MODELS } from './schemas/index.js'
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -31,11 +34,12 @@ function requestId (request: IncomingMessage): string {
 }
 
 /** Options of the Fastify instance, shared by server.ts and the tests. */
-export function serverOptions (config: Config): FastifyServerOptions {
+export function serverOptions (config: Config, logStream?: DestinationStream): FastifyServerOptions {
   return {
     logger: {
       level: config.LOG_LEVEL,
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' }
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+      ...(logStream === undefined ? {} : { stream: logStream })
     },
     genReqId: requestId,
     requestIdHeader: false,
@@ -70,6 +74,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(prices)
   await fastify.register(tokenAnalysis)
   await fastify.register(registry)
+  await fastify.register(reputation)
 
   // While shutting down, answers close their keep-alive connection, so in-flight requests
   // finish and their clients leave instead of holding the process open.
@@ -88,4 +93,5 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(fetchPriceRoutes, { prefix: '/api/fetch-price' })
   await fastify.register(analyzeTokenRoutes, { prefix: '/api/analyze-token' })
   await fastify.register(registryRoutes, { prefix: '/registry' })
+  await fastify.register(reputationRoutes, { prefix: '/reputation' })
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import { isAppError } from './app-error.js'
+import { loggableError } from './loggable-error.js'
 
 /** Stable codes for the errors Fastify and its plugins raise themselves. */
 const CODE_BY_STATUS: Record<number, string> = {
@@ -44,7 +45,7 @@ function validationDetails (error: FastifyError) {
 /** Renders every failure in one JSON shape; 5xx never show their internal message. */
 export function handleError (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (isAppError(error)) {
-    if (error.statusCode >= 500) request.log.warn({ err: error.cause ?? error, code: error.code }, 'request failed')
+    if (error.statusCode >= 500) request.log.warn({ error: loggableError(error.cause ?? error), code: error.code }, 'request failed')
     if (error.headers !== undefined) reply.headers(error.headers)
     return reply.code(error.statusCode).send(errorBody(request, error.statusCode, error.code, error.message, error.details))
   }
@@ -55,7 +56,7 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
   }
   const statusCode = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
   if (statusCode >= 500) {
-    request.log.error({ err: error }, 'unhandled error')
+    request.log.error({ error: loggableError(error) }, 'unhandled error')
     return reply.code(statusCode).send(errorBody(request, statusCode, 'INTERNAL_ERROR', 'Internal server error; quote the request id when reporting it'))
   }
   return reply.code(statusCode).send(errorBody(request, statusCode, CODE_BY_STATUS[statusCode] ?? 'BAD_REQUEST', error.message))

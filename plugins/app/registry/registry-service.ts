@@ -2,6 +2,7 @@ import type { RegistryListingBody } from '../../../schemas/registry.js'
 import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
 import type { AgentFilters, RegistryKey, RegistryRepository } from './registry-repository.js'
 import { IncompleteChainReadError, type RegistryScanner } from './registry-scanner.js'
+import { loggableError } from '../loggable-error.js'
 
 /** The slice of a pino logger the service writes to. */
 export interface RegistryLogger {
@@ -52,8 +53,8 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
         else log.debug(details, 'registry read from the chain: nothing new')
       } catch (error) {
         lastFailure = { at: now(), error }
-        if (isChainReadFailure(error)) log.warn({ err: error }, 'registry chain read failed; serving the stored listing')
-        else log.error({ err: error }, 'registry chain read failed')
+        if (isChainReadFailure(error)) log.warn({ error: loggableError(error) }, 'registry chain read failed; serving the stored listing')
+        else log.error({ error: loggableError(error) }, 'registry chain read failed')
       } finally {
         inFlight = undefined
       }

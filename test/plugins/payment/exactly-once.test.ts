@@ -114,3 +114,21 @@ t.test('a Token-2022 payment mint with a transfer fee counts what the merchant r
   t.equal(res.statusCode, 200)
   t.equal(app.store.db.prepare('SELECT amount FROM audit_log WHERE signature = ?').pluck().get(grossedUp), '50000', 'the fee rounds up: 506 withheld')
 })
+
+t.test('an RPC HTTP error is logged as a summary and answered 503, with logging on', async (t) => {
+  const paid = await startPaidChain(t)
+  const buyer = await paid.newBuyer()
+  const lines: Array<Record<string, unknown>> = []
+  const app = await build(t, { ...paid.env, LOG_LEVEL: 'info' }, (app) => {
+    app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => ({ delivered: true }))
+  }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>) } })
+  const signature = await paid.pay(buyer, 50_000n)
+  paid.chain.failMethod('getTransaction', { httpStatus: 429, retryAfter: 3 })
+  const res = await app.inject({ url: '/test/paid', headers: proofHeaders(signature, buyer.address) })
+  t.equal(res.statusCode, 503)
+  t.equal(res.json().code, 'RPC_UNAVAILABLE')
+  t.equal(res.headers['retry-after'], '3', "the node's Retry-After is passed on")
+  t.notMatch(res.body, /127\.0\.0\.1/, 'nothing about the node leaks')
+  const logged = lines.find(line => line.msg === 'request failed')
+  t.match(logged, { code: 'RPC_UNAVAILABLE', error: { type: 'SolanaError', httpStatus: 429 } })
+})
