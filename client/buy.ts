@@ -1,0 +1,117 @@
+import { createSolanaRpc, type TransactionSigner } from '@solana/kit'
+import { formatTokenAmount } from '../plugins/app/payment/catalog.js'
+import { PAYMENT_HEADERS } from '../plugins/app/payment/headers.js'
+import { deliverWithProof } from './delivery.js'
+import { getManifest } from './discovery.js'
+import type { Manifest, PaymentReceipt } from './documents.js'
+import { BuyerError } from './errors.js'
+import { httpGet, parseHttpUrl, serverError, type HttpOptions } from './http.js'
+import { preparePayment, sendPayment, waitForConfirmation, type BuyerRpc, type Commitment } from './payment.js'
+import { checkRequirement, decodeReceipt, readPaymentRequirement } from './requirements.js'
+import type { OnStep } from './steps.js'
+
+export interface BuyOptions extends HttpOptions {
+  /** The buyer's wallet: owner of the paying token account and fee payer. */
+  signer: TransactionSigner
+  /** A kit RPC or its URL, on the merchant's cluster. */
+  rpc: BuyerRpc | string
+  /** Spending guard: the most this call may cost, in base units; a higher price is refused before paying. */
+  maxPrice?: bigint
+  /** The merchant's manifest to check the 402 against; fetched from the URL's origin when absent. */
+  manifest?: Manifest
+  onStep?: OnStep
+  /** How final the payment must be before the proof is sent (default confirmed). */
+  commitment?: Commitment
+  /** How long to wait for that (default 60 s). */
+  confirmTimeoutMs?: number
+  /** Pause between getSignatureStatuses polls (default 400 ms). */
+  pollIntervalMs?: number
+  /**
+   * A payment already made for this URL (the signature of a DELIVERY_FAILED or PAYMENT_UNCONFIRMED
+   * error): deliver with it and pay nothing.
+   */
+  paidSignature?: string
+  /** Deliveries retried with the same proof after a transient failure (default 5). */
+  deliveryRetries?: number
+  /** First pause before such a retry, doubling each time (default 500 ms). */
+  retryDelayMs?: number
+}
+
+export interface BuyResult<T = unknown> {
+  url: string
+  status: number
+  data: T
+  /** The decoded x-payment-response header; null for a free answer. */
+  receipt: PaymentReceipt | null
+  /** The payment's signature; null when the resource answered without asking for payment. */
+  signature: string | null
+  /** Base units this call paid: 0 when it delivered with an earlier payment or nothing was asked. */
+  amountPaid: bigint
+}
+
+/**
+ * One purchase, x402 style: call, read the 402, check it against the manifest and the spending
+ * limit, pay with a single transferChecked, wait for confirmation, repeat the call with the proof.
+ * Pays at most once; any failure after paying is DELIVERY_FAILED (or PAYMENT_UNCONFIRMED) with
+ * the signature, which `paidSignature` turns into the delivery later.
+ */
+export async function buy<T = unknown> (url: string, options: BuyOptions): Promise<BuyResult<T>> {
+  const target = parseHttpUrl(url).href
+  const { signer, onStep } = options
+  const rpc = typeof options.rpc === 'string' ? createSolanaRpc(options.rpc) : options.rpc
+  const commitment = options.commitment ?? 'confirmed'
+  const delivery = {
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    onStep,
+    retries: options.deliveryRetries ?? 5,
+    retryDelayMs: options.retryDelayMs ?? 500
+  }
+  if (options.maxPrice !== undefined && options.maxPrice < 0n) throw new BuyerError('INVALID_INPUT', 'maxPrice must not be negative')
+
+  const deliver = async (signature: string, amountPaid: bigint): Promise<BuyResult<T>> => {
+    const answer = await deliverWithProof(target, { signature, wallet: signer.address }, delivery)
+    const receipt = decodeReceipt(answer.headers.get(PAYMENT_HEADERS.receipt))
+    onStep?.({ type: 'delivered', status: answer.status, receipt })
+    return { url: target, status: answer.status, data: answer.body as T, receipt, signature, amountPaid }
+  }
+  if (options.paidSignature !== undefined) return await deliver(options.paidSignature, 0n)
+
+  onStep?.({ type: 'request', url: target })
+  const first = await httpGet(target, options)
+  if (first.status >= 200 && first.status < 300) {
+    return { url: target, status: first.status, data: first.body as T, receipt: null, signature: null, amountPaid: 0n }
+  }
+  if (first.status !== 402) {
+    const { code, message } = serverError(first.body)
+    throw new BuyerError('REQUEST_FAILED', `${target} answered ${first.status}${code === undefined ? '' : ` ${code}`}${message === undefined ? '' : `: ${message}`}; nothing was paid`,
+      { status: first.status, serverCode: code })
+  }
+
+  const requirement = readPaymentRequirement(first.body, target)
+  const manifest = options.manifest ?? await getManifest(new URL(target).origin, options)
+  const amount = BigInt(requirement.maxAmountRequired)
+  onStep?.({
+    type: 'payment-required',
+    url: target,
+    amount,
+    amountDisplay: formatTokenAmount(amount, manifest.payment_decimals),
+    symbol: requirement.extra?.symbol,
+    payTo: requirement.payTo,
+    asset: requirement.asset,
+    network: requirement.network
+  })
+  const { price, service } = checkRequirement(requirement, manifest, target, options.maxPrice)
+  onStep?.({ type: 'requirements-accepted', service: service.name, amount: price, maxPrice: options.maxPrice })
+
+  const plan = await preparePayment(rpc, signer.address, requirement, price)
+  const sent = await sendPayment(rpc, signer, plan, commitment)
+  onStep?.({ type: 'payment-sent', signature: sent.signature, amount: price, source: plan.source, destination: plan.destination, mint: plan.mint, tokenProgram: plan.tokenProgram })
+  await waitForConfirmation(rpc, sent, {
+    commitment,
+    timeoutMs: options.confirmTimeoutMs ?? 60_000,
+    pollIntervalMs: options.pollIntervalMs ?? 400
+  })
+  onStep?.({ type: 'payment-confirmed', signature: sent.signature, commitment })
+  return await deliver(sent.signature, price)
+}

@@ -1,0 +1,117 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { UsageError } from './exit-codes.js'
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+interface CommandSpec {
+  /** Names of the positional arguments, all required. */
+  positionals: string[]
+  options: Options
+  /** Options that must be given. */
+  required?: string[]
+  usage: string
+}
+
+export const COMMANDS = {
+  registry: {
+    positionals: ['url'],
+    options: { wallet: { type: 'string' }, name: { type: 'string' } },
+    usage: 'registry <url> [--wallet <address>] [--name <agent name>]   agents registered on the chain (url: a merchant, or its /registry)'
+  },
+  manifest: {
+    positionals: ['url'],
+    options: {},
+    usage: 'manifest <url>   a merchant\'s manifest (url: the merchant, or its /.well-known/agent.json)'
+  },
+  reputation: {
+    positionals: ['url'],
+    options: { window: { type: 'string' } },
+    usage: 'reputation <url> [--window 24h|7d|30d|all]   a merchant\'s trust signals (url: the merchant, or its /reputation)'
+  },
+  buy: {
+    positionals: ['url'],
+    options: {
+      keypair: { type: 'string' },
+      rpc: { type: 'string' },
+      'max-price': { type: 'string' },
+      signature: { type: 'string' },
+      retries: { type: 'string' }
+    },
+    required: ['keypair'],
+    usage: 'buy <url> --keypair <file> [--rpc <url>] [--max-price <base units>] [--retries <n>] [--signature <sig>]\n' +
+      '      pay for one delivery of a paid URL; --signature delivers with an earlier payment instead of paying'
+  },
+  register: {
+    positionals: [],
+    options: {
+      keypair: { type: 'string' },
+      name: { type: 'string' },
+      manifest: { type: 'string' },
+      rpc: { type: 'string' },
+      registry: { type: 'string' }
+    },
+    required: ['keypair', 'name', 'manifest'],
+    usage: 'register --keypair <file> --name <agent name> --manifest <url> [--rpc <url>] [--registry <address>]\n' +
+      '      register an agent on the chain (memo transaction signed and paid by the keypair)'
+  },
+  keygen: {
+    positionals: ['file'],
+    options: {},
+    usage: 'keygen <file>   write a new solana-keygen keypair file (mode 0600; never overwrites)'
+  }
+} satisfies Record<string, CommandSpec>
+
+export type CommandName = keyof typeof COMMANDS
+
+export const USAGE = `usage: token-merchant <command> [arguments] [--json]
+
+commands:
+${Object.values(COMMANDS).map(c => `  ${c.usage}`).join('\n')}
+
+--json prints one JSON document on stdout instead of text. Exit codes: 0 ok, 1 usage, 2 network or RPC,
+3 refused by --max-price, 4 paid but not delivered (retry with --signature), 5 request refused by the
+merchant, 6 nothing paid (terms, funds or transaction problem), 70 internal error.`
+
+export type Invocation =
+  | { kind: 'help', text: string }
+  | { kind: 'command', command: CommandName, args: Record<string, string>, json: boolean }
+
+function isCommand (name: string | undefined): name is CommandName {
+  return name !== undefined && Object.hasOwn(COMMANDS, name)
+}
+
+/** Reads argv (without node and the script): the command, its positionals and options. */
+export function parseInvocation (argv: string[]): Invocation {
+  const [name, ...rest] = argv
+  if (name === 'help' || name === '--help' || name === '-h') return { kind: 'help', text: USAGE }
+  if (name === undefined || name === '--json') throw new UsageError(`a command is required\n${USAGE}`)
+  if (!isCommand(name)) {
+    throw new UsageError(`${name.startsWith('-') ? `a command comes first, got ${name}` : `unknown command "${name}"`} (token-merchant --help lists them)`)
+  }
+  const spec: CommandSpec = COMMANDS[name]
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: { ...spec.options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true
+    })
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split('\n')[0]}\nusage: token-merchant ${spec.usage}`)
+  }
+  const { positionals } = parsed
+  const values: Record<string, unknown> = parsed.values
+  if (values.help === true) return { kind: 'help', text: `usage: token-merchant ${spec.usage}` }
+  if (positionals.length !== spec.positionals.length) {
+    const expected = spec.positionals.length === 0 ? 'no positional arguments' : spec.positionals.map(p => `<${p}>`).join(' ')
+    throw new UsageError(`${name} takes ${expected}, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}\nusage: token-merchant ${spec.usage}`)
+  }
+  const missing = (spec.required ?? []).filter(option => values[option] === undefined)
+  if (missing.length > 0) throw new UsageError(`${name} needs ${missing.map(m => `--${m}`).join(', ')}\nusage: token-merchant ${spec.usage}`)
+
+  const args: Record<string, string> = {}
+  spec.positionals.forEach((positional, i) => { args[positional] = positionals[i] })
+  for (const [key, value] of Object.entries(values)) if (typeof value === 'string') args[key] = value
+  return { kind: 'command', command: name, args, json: values.json === true }
+}

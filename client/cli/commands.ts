@@ -1,0 +1,143 @@
+import { resolve } from 'node:path'
+import { createSolanaRpc, isAddress } from '@solana/kit'
+import { DEFAULT_REGISTRY_ADDRESS } from '../../config.js'
+import { NETWORKS } from '../../plugins/app/solana/networks.js'
+import { writeKeypairFile } from '../../plugins/app/solana/merchant-keypair.js'
+import { buy } from '../buy.js'
+import { discover, getManifest, getReputation, type ReputationOptions } from '../discovery.js'
+import { isBuyerError } from '../errors.js'
+import { parseHttpUrl } from '../http.js'
+import { loadKeypairSigner } from '../keypair-file.js'
+import { registerAgent } from '../register.js'
+import type { BuyStep } from '../steps.js'
+import type { CommandName } from './arguments.js'
+import { UsageError } from './exit-codes.js'
+import { formatManifest, formatRegistry, formatReputation, formatStep, paymentToken, toJson } from './format.js'
+
+export interface CommandOutcome {
+  /** What --json prints under "result". */
+  result: unknown
+  /** What a person sees on stdout. */
+  text: string
+}
+
+/** Prints a progress line for a person (stderr); silent under --json. */
+export type Progress = (line: string) => void
+
+type Command = (args: Record<string, string>, progress: Progress) => Promise<CommandOutcome>
+
+const WINDOWS = ['24h', '7d', '30d', 'all'] as const
+const DEFAULT_REGISTRATION_RPC = NETWORKS.devnet.rpcUrl
+/** Retries back off up to 8 s each, so 20 bound a purchase's wait to a few minutes. */
+const MAX_RETRIES = 20
+
+async function signerFrom (path: string) {
+  try {
+    return await loadKeypairSigner(path)
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+function nonNegativeInteger (value: string, option: string): bigint {
+  if (!/^\d{1,30}$/.test(value)) throw new UsageError(`--${option} must be a whole number of base units, got "${value}"`)
+  return BigInt(value)
+}
+
+function httpUrl (value: string, what: string): string {
+  try {
+    return parseHttpUrl(value).href
+  } catch {
+    throw new UsageError(`${what} must be an absolute http(s) URL, got "${value}"`)
+  }
+}
+
+/** --rpc, or the public endpoint of the manifest's cluster; a local chain has none. */
+function rpcFor (network: string, given: string | undefined): string {
+  if (given !== undefined) return httpUrl(given, '--rpc')
+  const facts = (NETWORKS as Record<string, { rpcUrl?: string }>)[network]
+  if (facts?.rpcUrl === undefined) throw new UsageError(`the merchant runs on "${network}", which has no public RPC endpoint: give --rpc <url>`)
+  return facts.rpcUrl
+}
+
+const registry: Command = async (args) => {
+  if (args.wallet !== undefined && !isAddress(args.wallet)) throw new UsageError(`--wallet must be a base58 Solana address, got "${args.wallet}"`)
+  const listing = await discover(httpUrl(args.url, '<url>'), { wallet: args.wallet, name: args.name })
+  return { result: listing, text: formatRegistry(listing) }
+}
+
+const manifest: Command = async (args) => {
+  const document = await getManifest(httpUrl(args.url, '<url>'))
+  return { result: document, text: formatManifest(document) }
+}
+
+const reputation: Command = async (args) => {
+  const window = args.window as ReputationOptions['window']
+  if (window !== undefined && !WINDOWS.includes(window)) throw new UsageError(`--window must be one of ${WINDOWS.join(', ')}, got "${args.window}"`)
+  const document = await getReputation(httpUrl(args.url, '<url>'), { window })
+  return { result: document, text: formatReputation(document) }
+}
+
+const buyCommand: Command = async (args, progress) => {
+  const url = httpUrl(args.url, '<url>')
+  const maxPrice = args['max-price'] === undefined ? undefined : nonNegativeInteger(args['max-price'], 'max-price')
+  const deliveryRetries = args.retries === undefined ? undefined : Number(nonNegativeInteger(args.retries, 'retries'))
+  if (deliveryRetries !== undefined && deliveryRetries > MAX_RETRIES) throw new UsageError(`--retries must be at most ${MAX_RETRIES}`)
+  const signer = await signerFrom(args.keypair)
+  const merchant = await getManifest(new URL(url).origin)
+  const rpc = rpcFor(merchant.network, args.rpc)
+  progress(`merchant ${merchant.name} on ${merchant.network}; buyer ${signer.address}; RPC ${rpc}`)
+
+  const steps: BuyStep[] = []
+  try {
+    const bought = await buy(url, {
+      signer,
+      rpc,
+      maxPrice,
+      manifest: merchant,
+      paidSignature: args.signature,
+      deliveryRetries,
+      onStep: step => {
+        steps.push(step)
+        progress(formatStep(step, paymentToken(merchant)))
+      }
+    })
+    return { result: { ...bought, steps }, text: toJson(bought.data) }
+  } catch (error) {
+    if ((isBuyerError(error, 'DELIVERY_FAILED') || isBuyerError(error, 'PAYMENT_UNCONFIRMED')) && error.signature !== undefined) {
+      error.details.retryCommand = `token-merchant buy ${url} --keypair ${args.keypair}${args.rpc === undefined ? '' : ` --rpc ${args.rpc}`} --signature ${error.signature}`
+    }
+    throw error
+  }
+}
+
+const register: Command = async (args, progress) => {
+  const signer = await signerFrom(args.keypair)
+  const registryAddress = args.registry ?? DEFAULT_REGISTRY_ADDRESS
+  const rpcUrl = args.rpc === undefined ? DEFAULT_REGISTRATION_RPC : httpUrl(args.rpc, '--rpc')
+  progress(`registering "${args.name}" → ${args.manifest} on registry ${registryAddress} from ${signer.address} via ${rpcUrl}`)
+  const signature = await registerAgent({
+    rpc: createSolanaRpc(rpcUrl),
+    signer,
+    registryAddress,
+    name: args.name,
+    manifestUrl: args.manifest
+  })
+  const result = { signature, wallet: signer.address, name: args.name, manifest: args.manifest, registry: registryAddress, rpc: rpcUrl }
+  return { result, text: `registered "${args.name}": signature ${signature}` }
+}
+
+const keygen: Command = async (args) => {
+  const path = resolve(args.file)
+  let address: string
+  try {
+    address = writeKeypairFile(path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') throw new UsageError(`${path} exists; keygen never overwrites a keypair file`)
+    throw new UsageError(`cannot write ${path} (${code ?? (error as Error).message})`)
+  }
+  return { result: { path, address }, text: `wrote ${path} (mode 0600)\naddress ${address}` }
+}
+
+export const HANDLERS: Record<CommandName, Command> = { registry, manifest, reputation, buy: buyCommand, register, keygen }

@@ -1,0 +1,10 @@
+// The buyer client: find merchants, read their terms, and buy one delivery at a time over x402.
+export { buy, type BuyOptions, type BuyResult } from './buy.js'
+export { discover, getManifest, getReputation, type DiscoverOptions, type ReputationOptions } from './discovery.js'
+export type { Manifest, ManifestService, PaymentReceipt, PaymentRequirement, RegisteredAgent, RegistryListing, Reputation } from './documents.js'
+export { BuyerError, isBuyerError, type BuyerErrorCode, type BuyerErrorDetails } from './errors.js'
+export type { HttpOptions } from './http.js'
+export { loadKeypairSigner } from './keypair-file.js'
+export type { BuyerRpc, Commitment } from './payment.js'
+export { registerAgent, type RegisterAgentOptions } from './register.js'
+export type { BuyStep, OnStep } from './steps.js'

@@ -1,0 +1,25 @@
+import type { PaymentReceipt } from './documents.js'
+
+/** Progress of one purchase, in order, for a caller's onStep (the CLI prints them). */
+export type BuyStep =
+  | { type: 'request', url: string }
+  | {
+    type: 'payment-required'
+    url: string
+    /** Base units of the payment token. */
+    amount: bigint
+    /** The amount in token units, exact decimal text. */
+    amountDisplay: string
+    symbol: string | undefined
+    payTo: string
+    asset: string
+    network: string
+  }
+  | { type: 'requirements-accepted', service: string, amount: bigint, maxPrice: bigint | undefined }
+  | { type: 'payment-sent', signature: string, amount: bigint, source: string, destination: string, mint: string, tokenProgram: string }
+  | { type: 'payment-confirmed', signature: string, commitment: string }
+  | { type: 'proof-sent', signature: string, attempt: number }
+  | { type: 'delivery-retry', attempt: number, status: number | undefined, code: string | undefined, delayMs: number }
+  | { type: 'delivered', status: number, receipt: PaymentReceipt | null }
+
+export type OnStep = (step: BuyStep) => void
