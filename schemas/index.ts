@@ -5,6 +5,7 @@ import * as manifest from './manifest.js'
 import * as payment from './payment.js'
 import * as price from './price.js'
 import * as registry from './registry.js'
+import * as reputation from './reputation.js'
 import * as tokenAnalysis from './token-analysis.js'
 
 function isModel (value: unknown): value is TSchema {
@@ -12,6 +13,6 @@ function isModel (value: unknown): value is TSchema {
 }
 
 /** Every named model (each exported schema with a `$id`), registered once with fastify.addSchema. */
-export const MODELS: TSchema[] = [error, health, manifest, payment, price, registry, tokenAnalysis]
+export const MODELS: TSchema[] = [error, health, manifest, payment, price, registry, reputation, tokenAnalysis]
   .flatMap(module => Object.values(module))
   .filter(isModel)

@@ -1,0 +1,110 @@
+import type { SqliteDatabase } from './open-database.js'
+
+/** Requests of one service that ended with one outcome. */
+export interface OutcomeFigures {
+  service: string
+  outcome: string
+  verified: boolean
+  requests: number
+  /** Base units of the DELIVERED ones. */
+  revenue: bigint
+  latencyMsSum: number
+}
+
+/** Requests of one service whose latency fell in the bucket ending at upperMs. */
+export interface LatencyBucket {
+  service: string
+  upperMs: number
+  requests: number
+}
+
+export interface ReputationFigures {
+  outcomes: OutcomeFigures[]
+  /** Per service, buckets in ascending order. */
+  latency: LatencyBucket[]
+  uniquePayers: number
+  firstAt: number | null
+  lastAt: number | null
+}
+
+// The periods of the aggregate tables (rows of reputation_periods in 003-reputation.sql); the
+// last one holds the whole log in a single period that starts at 0.
+const HOUR_MS = 3_600_000
+const DAY_MS = 86_400_000
+const WHOLE_LOG_MS = Number.MAX_SAFE_INTEGER
+
+const ceilTo = (ms: number, period: number) => Math.ceil(ms / period) * period
+
+/**
+ * How the window [from, now] splits over the tables: raw audit rows in [from, hourFrom), hour rows
+ * in [hourFrom, dayFrom), day rows in [dayFrom, wholeFrom). From 0, every range is empty and
+ * wholeFrom = 0 selects the whole-log period; from any later time, wholeFrom excludes it.
+ */
+function windowParts (from: number) {
+  return { from, hourFrom: ceilTo(from, HOUR_MS), dayFrom: ceilTo(from, DAY_MS), wholeFrom: ceilTo(from, WHOLE_LOG_MS) }
+}
+
+const PERIODS_IN_WINDOW = `
+  period_ms = ${HOUR_MS} AND start >= @hourFrom AND start < @dayFrom
+  OR period_ms = ${DAY_MS} AND start >= @dayFrom AND start < @wholeFrom
+  OR period_ms = ${WHOLE_LOG_MS} AND start >= @wholeFrom`
+
+// The same contributions per row as the triggers of 003-reputation.sql.
+const ROW_REVENUE = "iif(outcome = 'DELIVERED', coalesce(CAST(amount AS INTEGER), 0), 0)"
+const ROW_LATENCY_US = 'CAST(round(latency_ms * 1000) AS INTEGER)'
+const ROW_BUCKET = 'coalesce((SELECT min(upper_ms) FROM reputation_latency_buckets WHERE upper_ms >= latency_ms), latency_ms)'
+
+/** Reads the reputation figures of a window ending now from the aggregates that 003-reputation.sql maintains. */
+export function createReputationQueries (db: SqliteDatabase) {
+  const outcomes = db.prepare(`
+    SELECT service, outcome, verified, sum(requests) AS requests, sum(revenue) AS revenue, sum(latency_us) AS latency_us
+    FROM (
+      SELECT service, outcome, verified, requests, revenue, latency_us FROM reputation_counts WHERE ${PERIODS_IN_WINDOW}
+      UNION ALL
+      SELECT service, outcome, verified, 1, ${ROW_REVENUE}, ${ROW_LATENCY_US} FROM audit_log WHERE at >= @from AND at < @hourFrom
+    )
+    GROUP BY service, outcome, verified`).safeIntegers(true)
+  const latency = db.prepare(`
+    SELECT service, upper_ms AS upperMs, sum(requests) AS requests
+    FROM (
+      SELECT service, upper_ms, requests FROM reputation_latency WHERE ${PERIODS_IN_WINDOW}
+      UNION ALL
+      SELECT service, ${ROW_BUCKET}, 1 FROM audit_log WHERE at >= @from AND at < @hourFrom
+    )
+    GROUP BY service, upper_ms
+    ORDER BY service, upper_ms`)
+  const uniquePayers = db.prepare('SELECT count(*) FROM reputation_payers WHERE last_at >= @from').pluck()
+  const activity = db.prepare(`SELECT
+    (SELECT min(at) FROM audit_log WHERE at >= @from) AS firstAt,
+    (SELECT max(at) FROM audit_log WHERE at >= @from) AS lastAt`)
+
+  // One read transaction: every figure comes from the same snapshot, even while requests write.
+  const read = db.transaction((from: number): ReputationFigures => {
+    const parts = windowParts(from)
+    const rows = outcomes.all(parts) as Array<{ service: string, outcome: string, verified: bigint, requests: bigint, revenue: bigint, latency_us: bigint }>
+    const { firstAt, lastAt } = activity.get({ from: parts.from }) as { firstAt: number | null, lastAt: number | null }
+    return {
+      outcomes: rows.map(row => ({
+        service: row.service,
+        outcome: row.outcome,
+        verified: row.verified === 1n,
+        requests: Number(row.requests),
+        revenue: row.revenue,
+        latencyMsSum: Number(row.latency_us) / 1000
+      })),
+      latency: latency.all(parts) as LatencyBucket[],
+      uniquePayers: uniquePayers.get({ from: parts.from }) as number,
+      firstAt,
+      lastAt
+    }
+  })
+
+  return {
+    /** Figures of the audit rows written at or after `from` (unix ms; 0 for the whole log). */
+    read (from: number): ReputationFigures {
+      return read(from)
+    }
+  }
+}
+
+export type ReputationQueries = ReturnType<typeof createReputationQueries>

@@ -1,0 +1,19 @@
+import fp from 'fastify-plugin'
+import { createReputationQueries } from '../../db/reputation-queries.js'
+import { createReputation } from './reputation/reputation-report.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    reputation: ReturnType<typeof createReputation>
+  }
+}
+
+/** Trust signals from the audit log (GET /reputation), read from aggregates the store's triggers keep. */
+export default fp(async (fastify) => {
+  const { config, store } = fastify
+  fastify.decorate('reputation', createReputation({
+    queries: createReputationQueries(store.db),
+    merchant: { name: config.AGENT_NAME, paymentAddress: config.paymentAddress },
+    tokenSymbol: config.PAYMENT_TOKEN_SYMBOL
+  }))
+}, { name: 'reputation', dependencies: ['config', 'store'] })

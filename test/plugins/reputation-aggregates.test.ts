@@ -1,0 +1,143 @@
+import Database from 'better-sqlite3'
+import { copyFileSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { createAuditLog, type AuditEntry } from '../../db/audit-log.js'
+import { applyMigrations, listMigrations, MIGRATIONS_DIR } from '../../db/migrate.js'
+import { openDatabase, type SqliteDatabase } from '../../db/open-database.js'
+import { createReputationQueries } from '../../db/reputation-queries.js'
+
+const HOUR_MS = 3_600_000
+const DAY_MS = 86_400_000
+const NOW = Date.UTC(2026, 9, 20, 10, 20, 30, 400)
+
+// Deterministic pseudo-random rows: the same on every run.
+function randomSource (seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+function randomEntries (count: number, seed: number, oldest: number): AuditEntry[] {
+  const random = randomSource(seed)
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]
+  return Array.from({ length: count }, (_, i) => {
+    const verified = random() < 0.7
+    const outcome = verified ? pick(['DELIVERED', 'DELIVERED', 'DELIVERED', 'UPSTREAM_TIMEOUT', 'CLIENT_ABORTED']) : pick(['AMOUNT_TOO_LOW', 'PAYMENT_EXPIRED', 'INVALID_PAYMENT_HEADER'])
+    const latency = random() < 0.01 ? 2e7 * (1 + random()) : Math.round(10 ** (random() * 6 - 2) * 1000) / 1000
+    return {
+      at: oldest + Math.floor(random() * (NOW - oldest)),
+      requestId: `req-${seed}-${i}`,
+      service: pick(['fetch-price', 'analyze-token', 'retired-service']),
+      resource: '/x',
+      payer: random() < 0.05 ? undefined : `payer-${Math.floor(random() * 40)}`,
+      amount: random() < 0.1 ? undefined : BigInt(Math.floor(random() * 200_000)),
+      outcome,
+      verified,
+      status: outcome === 'DELIVERED' ? 200 : 402,
+      latencyMs: latency
+    }
+  })
+}
+
+function record (db: SqliteDatabase, entries: AuditEntry[]) {
+  const audit = createAuditLog(db)
+  db.transaction(() => { for (const entry of entries) audit.record(entry) })()
+}
+
+/** The figures straight from the audit rows, with the histogram buckets worked out here. */
+function figuresFromRows (db: SqliteDatabase, from: number) {
+  const bounds = db.prepare('SELECT upper_ms FROM reputation_latency_buckets ORDER BY upper_ms').pluck().all() as number[]
+  const rows = db.prepare('SELECT * FROM audit_log WHERE at >= ?').all(from) as Array<{ at: number, service: string, payer: string | null, amount: string | null, outcome: string, verified: number, latency_ms: number }>
+  const outcomes = new Map<string, { service: string, outcome: string, verified: boolean, requests: number, revenue: bigint, latencyUs: number }>()
+  const latency = new Map<string, { service: string, upperMs: number, requests: number }>()
+  for (const row of rows) {
+    const key = `${row.service} ${row.outcome} ${row.verified}`
+    const figures = outcomes.get(key) ?? { service: row.service, outcome: row.outcome, verified: row.verified === 1, requests: 0, revenue: 0n, latencyUs: 0 }
+    figures.requests++
+    if (row.outcome === 'DELIVERED') figures.revenue += BigInt(row.amount ?? 0)
+    figures.latencyUs += Math.round(row.latency_ms * 1000)
+    outcomes.set(key, figures)
+    const upperMs = bounds.find(bound => bound >= row.latency_ms) ?? row.latency_ms
+    const bucket = latency.get(`${row.service} ${upperMs}`) ?? { service: row.service, upperMs, requests: 0 }
+    bucket.requests++
+    latency.set(`${row.service} ${upperMs}`, bucket)
+  }
+  const ats = rows.map(row => row.at)
+  return {
+    outcomes: [...outcomes.values()].map(({ latencyUs, revenue, ...rest }) => ({ ...rest, revenue: revenue.toString(), latencyMsSum: latencyUs / 1000 })),
+    latency: [...latency.values()],
+    uniquePayers: new Set(rows.filter(row => row.verified === 1 && row.payer !== null).map(row => row.payer)).size,
+    firstAt: ats.length === 0 ? null : Math.min(...ats),
+    lastAt: ats.length === 0 ? null : Math.max(...ats)
+  }
+}
+
+const byKey = <T extends { service: string }>(items: T[], key: (item: T) => string) => [...items].sort((a, b) => key(a).localeCompare(key(b)))
+
+// Window starts: the whole log, the report windows, and starts on an hour, on a day and on a row.
+const STARTS = [0, NOW - DAY_MS, NOW - 7 * DAY_MS, NOW - 30 * DAY_MS, NOW - NOW % HOUR_MS - 5 * HOUR_MS, NOW - NOW % DAY_MS - 3 * DAY_MS]
+
+function checkAgainstRows (t: Test, db: SqliteDatabase, label: string) {
+  const queries = createReputationQueries(db)
+  const rowStart = db.prepare('SELECT at FROM audit_log ORDER BY id LIMIT 1 OFFSET 7').pluck().get() as number | undefined
+  for (const from of rowStart === undefined ? STARTS : [...STARTS, rowStart]) {
+    const read = queries.read(from)
+    const expected = figuresFromRows(db, from)
+    const outcomeKey = (row: { service: string, outcome: string, verified: boolean }) => `${row.service} ${row.outcome} ${row.verified}`
+    const bucketKey = (row: { service: string, upperMs: number }) => `${row.service} ${String(row.upperMs).padStart(12, '0')}`
+    t.same({
+      ...read,
+      outcomes: byKey(read.outcomes.map(row => ({ ...row, revenue: row.revenue.toString() })), outcomeKey),
+      latency: byKey(read.latency, bucketKey)
+    }, {
+      ...expected,
+      outcomes: byKey(expected.outcomes, outcomeKey),
+      latency: byKey(expected.latency, bucketKey)
+    }, `${label}, from ${from === 0 ? 'the start' : new Date(from).toISOString()}`)
+  }
+}
+
+t.test('the aggregates give the figures of the rows, for any window, through inserts, pruning and deletes', async t => {
+  const db = openDatabase(join(t.testdir(), 'merchant.db'))
+  t.teardown(() => db.close())
+  checkAgainstRows(t, db, 'empty log')
+
+  record(db, randomEntries(3000, 1, NOW - 40 * DAY_MS))
+  checkAgainstRows(t, db, 'after inserts')
+
+  t.ok(createAuditLog(db).prune(20, NOW) > 1000, 'pruning removed the older half')
+  checkAgainstRows(t, db, 'after retention pruning')
+
+  // Deletes out of time order: payers lose their newest rows while older ones remain.
+  db.exec('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log ORDER BY at DESC LIMIT 200)')
+  db.exec('DELETE FROM audit_log WHERE id % 3 = 0')
+  checkAgainstRows(t, db, 'after deletes out of time order')
+
+  record(db, randomEntries(500, 2, NOW - 2 * DAY_MS))
+  checkAgainstRows(t, db, 'after more inserts')
+})
+
+t.test('the migration computes the aggregates of the rows written before it', async t => {
+  const dir = t.testdir()
+  const earlier = join(dir, 'earlier-migrations')
+  mkdirSync(earlier)
+  for (const migration of listMigrations().filter(m => m.version < 3)) copyFileSync(join(MIGRATIONS_DIR, migration.name), join(earlier, migration.name))
+  const db = new Database(join(dir, 'merchant.db'))
+  t.teardown(() => db.close())
+  applyMigrations(db, earlier)
+  record(db, randomEntries(1000, 3, NOW - 40 * DAY_MS))
+
+  t.ok(applyMigrations(db).includes(3), '003 applied over existing rows')
+  checkAgainstRows(t, db, 'after the migration')
+})
+
+t.test('audit rows cannot be updated, since the aggregates count them as written', async t => {
+  const db = openDatabase(join(t.testdir(), 'merchant.db'))
+  t.teardown(() => db.close())
+  record(db, randomEntries(1, 4, NOW - DAY_MS))
+  t.throws(() => db.exec("UPDATE audit_log SET outcome = 'DELIVERED'"), /audit_log rows are never updated/)
+})
