@@ -59,6 +59,7 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_TIMEOUT_MS: Int(100, 60_000, 5000, 'timeout of one upstream HTTP call'),
   ANALYSIS_CACHE_TTL_MS: Int(0, 3_600_000, 15_000, 'how long a token analysis is reused'),
   REGISTRY_REFRESH_SECONDS: Int(1, 86_400, 30, 'age after which /registry reads the chain again'),
+  REGISTRY_BATCH_SIZE: Int(1, 1000, 100, 'getTransaction calls per JSON-RPC batch request of a registry read; 1 sends single requests'),
   CLOSE_GRACE_MS: Int(100, 60_000, 3000, 'time in-flight requests get to finish on shutdown')
 }, { additionalProperties: true })
 

@@ -24,7 +24,9 @@ export function createAuditLog (db: SqliteDatabase) {
   const countChallenge = db.prepare(`
     INSERT INTO challenge_counts (service, day, count) VALUES (?, ?, 1)
     ON CONFLICT (service, day) DO UPDATE SET count = count + 1`)
-  const pruneRows = db.prepare('DELETE FROM audit_log WHERE at < ?')
+  // Oldest first, a bounded batch at a time: each row's delete trigger updates the reputation
+  // aggregates, so one unbounded delete could hold the event loop for seconds.
+  const pruneBatch = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)')
   const pruneChallenges = db.prepare('DELETE FROM challenge_counts WHERE day < ?')
 
   return {
@@ -49,10 +51,10 @@ export function createAuditLog (db: SqliteDatabase) {
     },
 
     /** Deletes what is older than the retention period; returns how many audit rows went. */
-    prune (retentionDays: number, now = Date.now()): number {
+    prune (retentionDays: number, now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER): number {
       const cutoff = now - retentionDays * DAY_MS
       pruneChallenges.run(new Date(cutoff).toISOString().slice(0, 10))
-      return pruneRows.run(cutoff).changes
+      return pruneBatch.run(cutoff, batchSize).changes
     }
   }
 }

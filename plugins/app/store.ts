@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { createAuditLog } from '../../db/audit-log.js'
 import { openDatabase, type SqliteDatabase } from '../../db/open-database.js'
 import { createPaymentClaims } from '../../db/payment-claims.js'
+import { loggableError } from './loggable-error.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -10,6 +11,7 @@ declare module 'fastify' {
 }
 
 const HOUR_MS = 3_600_000
+const PRUNE_BATCH = 2000
 
 function createStore (db: SqliteDatabase) {
   return {
@@ -32,14 +34,23 @@ export default fp(async (fastify) => {
   const store = createStore(openDatabase(DATABASE_PATH, { synchronous: SQLITE_SYNCHRONOUS }))
   fastify.decorate('store', store)
 
-  const prune = () => {
-    const removed = store.audit.prune(AUDIT_RETENTION_DAYS)
+  // Prunes in batches and yields between them, so requests keep flowing during a catch-up.
+  let closing = false
+  const prune = async () => {
+    let removed = 0
+    for (let batch = PRUNE_BATCH; batch === PRUNE_BATCH && !closing;) {
+      batch = store.audit.prune(AUDIT_RETENTION_DAYS, Date.now(), PRUNE_BATCH)
+      removed += batch
+      await new Promise(resolve => setImmediate(resolve))
+    }
     if (removed > 0) fastify.log.info({ removed }, 'pruned audit rows past retention')
   }
-  prune()
-  const pruneTimer = setInterval(prune, HOUR_MS).unref()
+  const logFailure = (error: unknown) => fastify.log.error({ error: loggableError(error) }, 'audit pruning failed')
+  prune().catch(logFailure)
+  const pruneTimer = setInterval(() => { prune().catch(logFailure) }, HOUR_MS).unref()
 
   fastify.addHook('onClose', async () => {
+    closing = true
     clearInterval(pruneTimer)
     store.db.close()
   })

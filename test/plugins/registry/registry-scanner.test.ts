@@ -1,30 +1,32 @@
 import { join } from 'node:path'
-import { createDefaultRpcTransport, createSolanaRpcFromTransport, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner, type RpcTransport } from '@solana/kit'
+import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit'
 import { getTransferSolInstruction } from '@solana-program/system'
 import t, { type Test } from 'tap'
 import { registerAgent, registryReferenceInstruction } from '../../../client/register.js'
 import { openDatabase } from '../../../db/open-database.js'
 import { MEMO_P_PROGRAM, MEMO_V1_PROGRAM, MEMO_V3_PROGRAM, startLocalnet, type Localnet } from '../../../localnet/index.js'
 import { createRegistryRepository } from '../../../plugins/app/registry/registry-repository.js'
-import { createRegistryScanner, type RegistryRpc } from '../../../plugins/app/registry/registry-scanner.js'
-import { isRpcUnavailable } from '../../../plugins/app/solana/rpc-errors.js'
+import { createRegistryScanner } from '../../../plugins/app/registry/registry-scanner.js'
+import { createRpcBatchClient, type RpcBatchClient } from '../../../plugins/app/solana/rpc-batch.js'
+import { isRpcUnavailable, rpcUnavailable } from '../../../plugins/app/solana/rpc-errors.js'
 
 const memo = (programAddress: Address, text: string): Instruction => ({ programAddress, accounts: [], data: new TextEncoder().encode(text) })
 const registration = (name: string, extra = '') => `{"agent":"${name}","manifest":"https://${name}.example/agent.json","v":1${extra}}`
 
 /** A fresh registry address on the chain, with a scanner and repository on a fresh SQLite file. */
-async function setUp (t: Test, net: Localnet, batchSize = 100) {
+async function setUp (t: Test, net: Localnet) {
   const registryAddress = (await generateKeyPairSigner()).address
   const db = openDatabase(join(t.testdir(), 'registry.db'))
   t.teardown(() => db.close())
   const repository = createRegistryRepository(db)
   const key = { network: 'localnet', registryAddress }
-  const scanner = createRegistryScanner({ rpc: net.rpc, repository, key, concurrency: 8, batchSize })
+  const transactions = createRpcBatchClient({ url: net.url, timeoutMs: 5000 })
+  const scanner = createRegistryScanner({ rpc: net.rpc, transactions, repository, key, callsPerRequest: 100, requestsInFlight: 4 })
   // Sends instructions that mention the registry (the reference transfer first), as any wallet could.
   const send = async (wallet: KeyPairSigner, instructions: Instruction[]) =>
     await net.sendInstructions([registryReferenceInstruction(wallet, registryAddress), ...instructions], [wallet], { skipPreflight: true })
   const list = () => repository.listAgents(key).map(agent => agent.name)
-  return { registryAddress, repository, key, scanner, send, list }
+  return { registryAddress, repository, key, transactions, scanner, send, list }
 }
 
 t.test('the scanner reads the registry history', async t => {
@@ -54,7 +56,7 @@ t.test('the scanner reads the registry history', async t => {
 
   net.resetStats()
   const cold = await scanner.scan(fetchedAt)
-  t.same(cold, { pages: 1, listed: 3 + skipped.length + 4, fetched: withReportedMemo, registrations: 3 })
+  t.same(cold, { pages: 1, listed: 3 + skipped.length + 4, requests: 1, fetched: withReportedMemo, registrations: 3 }, 'one batch request')
   t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: withReportedMemo }, 'no memo or failed: never fetched')
   t.same(list(), ['gamma', 'beta', 'alpha'], 'newest first; v1 and the new memo address count when fetched')
   const [, beta, first] = repository.listAgents(key)
@@ -69,43 +71,51 @@ t.test('the scanner reads the registry history', async t => {
     await registerAgent({ rpc: net.rpc, signer: carol, registryAddress, name: 'delta', manifestUrl: 'https://delta.example/agent.json', pollIntervalMs: 20 })
     await send(alice, [memo(MEMO_V3_PROGRAM, registration('epsilon'))])
     net.resetStats()
-    t.same(await scanner.scan(fetchedAt), { pages: 1, listed: 2, fetched: 2, registrations: 2 })
+    t.same(await scanner.scan(fetchedAt), { pages: 1, listed: 2, requests: 1, fetched: 2, registrations: 2 })
     t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: 2 })
     t.same(list(), ['epsilon', 'delta', 'gamma', 'beta', 'alpha'])
 
     net.resetStats()
-    t.same(await scanner.scan('2026-01-01T00:01:00.000Z'), { pages: 1, listed: 0, fetched: 0, registrations: 0 })
+    t.same(await scanner.scan('2026-01-01T00:01:00.000Z'), { pages: 1, listed: 0, requests: 0, fetched: 0, registrations: 0 })
     t.same(net.stats(), { getSignaturesForAddress: 1 }, 'nothing new: one call')
     t.equal(repository.scanState(key).fetchedAt, '2026-01-01T00:01:00.000Z')
   })
 })
 
-t.test('a read cut short by a rate limit keeps what it read and resumes there', async t => {
+t.test('a read cut short by the node keeps what it read and resumes there', async t => {
   const net = await startLocalnet()
   t.teardown(() => net.stop())
   const wallet = await net.createWallet()
-  const { repository, key, send, list } = await setUp(t, net)
+  const { repository, key, transactions, send, list } = await setUp(t, net)
   const names = Array.from({ length: 10 }, (_, i) => `r${i}`)
   for (const name of names) await send(wallet, [memo(MEMO_V3_PROGRAM, registration(name))])
 
-  // The node starts answering 429 from the fifth getTransaction on, as a public RPC does.
-  const transport = createDefaultRpcTransport({ url: net.url })
-  let calls = 0
-  const limited = createSolanaRpcFromTransport((async request => {
-    if ((request.payload as { method: string }).method === 'getTransaction' && ++calls > 4) net.failMethod('getTransaction', { httpStatus: 429 })
-    return await transport(request)
-  }) as RpcTransport)
-  const scanner = (rpc: RegistryRpc) => createRegistryScanner({ rpc, repository, key, concurrency: 1, batchSize: 3 })
+  // Batches of 3, one at a time; the node starts answering 429 from the second batch on, as a public RPC does.
+  let requests = 0
+  const limited: RpcBatchClient = {
+    async call (method, paramsList, abortSignal) {
+      if (++requests > 1) net.failMethod('getTransaction', { httpStatus: 429, retryAfter: 3 })
+      return await transactions.call(method, paramsList, abortSignal)
+    }
+  }
+  const scanner = (client: RpcBatchClient) => createRegistryScanner({ rpc: net.rpc, transactions: client, repository, key, callsPerRequest: 3, requestsInFlight: 1 })
 
   const error = await scanner(limited).scan('2026-01-01T00:00:00.000Z').catch((e: unknown) => e)
   t.ok(isRpcUnavailable(error), 'the read fails as RPC unavailable')
-  t.match(repository.scanState(key), { fetchedAt: null, resume: { position: 4 } }, 'a whole batch and one more are stored')
-  t.same(list(), ['r9', 'r8', 'r7', 'r6'])
+  t.equal(rpcUnavailable(error).headers?.['retry-after'], '3', 'with the node\'s Retry-After')
+  t.match(repository.scanState(key), { fetchedAt: null, resume: { position: 3 } }, 'the first batch is stored')
+  t.same(list(), ['r9', 'r8', 'r7'])
+
+  // A node that answers each call with a JSON-RPC server error (behind, unhealthy): nothing more is stored.
+  net.failMethod('getTransaction', { code: -32005, message: 'Node is behind by 42 slots' })
+  const behind = await scanner(transactions).scan('2026-01-01T00:00:05.000Z').catch((e: unknown) => e)
+  t.ok(isRpcUnavailable(behind), 'a per-call server error is RPC unavailable too')
+  t.match(repository.scanState(key), { fetchedAt: null, resume: { position: 3 } })
 
   net.failMethod('getTransaction', null)
   net.resetStats()
-  t.same(await scanner(net.rpc).scan('2026-01-01T00:00:10.000Z'), { pages: 1, listed: 6, fetched: 6, registrations: 6 })
-  t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: 6 }, 'nothing read twice')
+  t.same(await scanner(transactions).scan('2026-01-01T00:00:10.000Z'), { pages: 1, listed: 7, requests: 3, fetched: 7, registrations: 7 })
+  t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: 7 }, 'nothing read twice')
   t.same(list(), [...names].reverse())
   t.match(repository.scanState(key), { fetchedAt: '2026-01-01T00:00:10.000Z', resume: null })
 })

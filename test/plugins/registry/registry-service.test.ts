@@ -6,19 +6,27 @@ import { openDatabase } from '../../../db/open-database.js'
 import { startLocalnet, type Localnet } from '../../../localnet/index.js'
 import { AppError } from '../../../plugins/app/app-error.js'
 import { createRegistryRepository } from '../../../plugins/app/registry/registry-repository.js'
-import { createRegistryScanner, type RegistryRpc } from '../../../plugins/app/registry/registry-scanner.js'
+import { createRegistryScanner } from '../../../plugins/app/registry/registry-scanner.js'
 import { createRegistryService } from '../../../plugins/app/registry/registry-service.js'
+import { createRpcBatchClient } from '../../../plugins/app/solana/rpc-batch.js'
 import { createRpcClient } from '../../../plugins/app/solana/rpc-client.js'
 
 const REFRESH_SECONDS = 30
 const START = Date.parse('2026-01-01T00:00:00.000Z')
 
-/** A service on the SQLite file at `path`, with a clock the test moves and a log it reads. */
-function open (path: string, rpc: RegistryRpc, registryAddress: string, clock: { now: number }) {
+/** A service on the SQLite file at `path` reading the chain at `rpcUrl`, with a clock the test moves and a log it reads. */
+function open (path: string, rpcUrl: string, registryAddress: string, clock: { now: number }) {
   const db = openDatabase(path)
   const repository = createRegistryRepository(db)
   const key = { network: 'localnet', registryAddress }
-  const scanner = createRegistryScanner({ rpc, repository, key, concurrency: 8, batchSize: 100 })
+  const scanner = createRegistryScanner({
+    rpc: createRpcClient(rpcUrl, 10_000),
+    transactions: createRpcBatchClient({ url: rpcUrl, timeoutMs: 10_000 }),
+    repository,
+    key,
+    callsPerRequest: 100,
+    requestsInFlight: 4
+  })
   const logged: Array<{ level: string, message: string }> = []
   const log = {
     debug: (_details: object, message: string) => { logged.push({ level: 'debug', message }) },
@@ -52,7 +60,7 @@ t.test('serving from the store, refreshing when stale, one read at a time, acros
   await register(net, bob, registryAddress, 'beta')
   const path = join(t.testdir(), 'registry.db')
   const clock = { now: START }
-  let instance = open(path, net.rpc, registryAddress, clock)
+  let instance = open(path, net.url, registryAddress, clock)
   t.teardown(() => instance.close())
 
   net.resetStats()
@@ -79,7 +87,7 @@ t.test('serving from the store, refreshing when stale, one read at a time, acros
   t.equal(refreshed.fetched_at, iso(clock.now))
 
   await instance.close()
-  instance = open(path, net.rpc, registryAddress, clock)
+  instance = open(path, net.url, registryAddress, clock)
   net.resetStats()
   t.same(await instance.service.list(), refreshed, 'after a restart: the stored listing, no chain read')
   t.same(net.stats(), {})
@@ -98,7 +106,7 @@ t.test('when the RPC fails during a refresh, the stored listing is served with i
   const registryAddress = (await generateKeyPairSigner()).address
   await register(net, alice, registryAddress, 'alpha')
   const clock = { now: START }
-  const instance = open(join(t.testdir(), 'registry.db'), net.rpc, registryAddress, clock)
+  const instance = open(join(t.testdir(), 'registry.db'), net.url, registryAddress, clock)
   t.teardown(() => instance.close())
   const stored = await instance.service.list()
 
@@ -130,7 +138,7 @@ t.test('when the RPC fails during a refresh, the stored listing is served with i
 t.test('with nothing stored and the RPC down, 503 RPC_UNAVAILABLE', async t => {
   const clock = { now: START }
   const registryAddress = (await generateKeyPairSigner()).address
-  const instance = open(join(t.testdir(), 'registry.db'), createRpcClient('http://127.0.0.1:9', 2000), registryAddress, clock)
+  const instance = open(join(t.testdir(), 'registry.db'), 'http://127.0.0.1:9', registryAddress, clock)
   t.teardown(() => instance.close())
   for (const attempt of ['first read', 'within the retry delay']) {
     const error = await instance.service.list().catch((e: unknown) => e)
