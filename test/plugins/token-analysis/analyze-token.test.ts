@@ -4,6 +4,8 @@ import { AuthorityType, getPauseInstruction, getSetAuthorityInstruction } from '
 import { startLocalnet } from '../../../localnet/index.js'
 import { AppError } from '../../../plugins/app/app-error.js'
 import { createTokenAnalyzer } from '../../../plugins/app/token-analysis/analyze-token.js'
+import { findMetaplexMetadataAddress, METAPLEX_METADATA_PROGRAM } from '../../../plugins/app/token-analysis/metaplex-metadata.js'
+import { metaplexAccount } from '../../fixtures/metaplex-account.js'
 import type { TokenAnalysisBody } from '../../../schemas/token-analysis.js'
 
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
@@ -253,4 +255,19 @@ t.test('concurrent calls share one read; answers are reused for the TTL; failure
   t.match(await rejection(cached.analyze(concentrated)), { code: 'RPC_UNAVAILABLE' })
   net.failMethod('getAccountInfo', null)
   t.match(await cached.analyze(concentrated), { mint: concentrated })
+})
+
+t.test('Metaplex metadata on the chain: mutable is a finding, immutable is not', async t => {
+  for (const isMutable of [true, false]) {
+    const mint = await net.createMint({ decimals: 6, mintAuthority: null, freezeAuthority: null })
+    net.setAccount(await findMetaplexMetadataAddress(mint), {
+      lamports: 5_616_720n,
+      owner: METAPLEX_METADATA_PROGRAM,
+      data: metaplexAccount({ updateAuthority: net.authority.address, mint, name: 'Metaplex Coin', symbol: 'MPC', uri: 'https://example.com/mpc.json', creators: [], isMutable })
+    })
+    const report = await analyze(mint)
+    t.match(report.metadata, { source: 'metaplex', name: 'Metaplex Coin', symbol: 'MPC', update_authority: net.authority.address, mutable: isMutable })
+    t.equal(report.risks.some(risk => risk.code === 'MUTABLE_METADATA'), isMutable, `MUTABLE_METADATA when mutable is ${isMutable}`)
+    t.notOk(report.risks.some(risk => risk.code === 'METADATA_MISSING'))
+  }
 })

@@ -4,6 +4,7 @@ import { address, getAddressEncoder, none, some, type Address } from '@solana/ki
 import { extension, getMintEncoder as getToken2022MintEncoder, TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022'
 import { normaliseExtension } from '../../../plugins/app/token-analysis/extensions.js'
 import { decodeMetaplexMetadata, findMetaplexMetadataAddress } from '../../../plugins/app/token-analysis/metaplex-metadata.js'
+import { metaplexAccount } from '../../fixtures/metaplex-account.js'
 import { accountBytes, decodeMintAccount } from '../../../plugins/app/token-analysis/read-mint.js'
 import { AppError } from '../../../plugins/app/app-error.js'
 
@@ -119,30 +120,6 @@ t.test('a Token-2022 extension type the library does not know is reported, not f
   bytes[168] = 200
   expectAppError(t, () => decodeMintAccount(USDC, TOKEN_2022_PROGRAM_ADDRESS, bytes), 422, 'NOT_A_TOKEN_MINT')
 })
-
-/** A Metaplex MetadataV1 account laid out as documented in metaplex-metadata.ts. */
-function metaplexAccount (fields: { updateAuthority: Address, mint: Address, name: string, symbol: string, uri: string, creators: Address[], isMutable: boolean }): Uint8Array {
-  const u32 = (n: number) => {
-    const bytes = Buffer.alloc(4)
-    bytes.writeUInt32LE(n)
-    return bytes
-  }
-  const borshString = (text: string, padTo: number) => {
-    const bytes = Buffer.alloc(padTo)
-    bytes.write(text)
-    return Buffer.concat([u32(padTo), bytes])
-  }
-  const key = (a: Address) => Buffer.from(getAddressEncoder().encode(a))
-  const creators = fields.creators.length === 0
-    ? Buffer.from([0])
-    : Buffer.concat([Buffer.from([1]), u32(fields.creators.length), ...fields.creators.map(c => Buffer.concat([key(c), Buffer.from([1, 100 / fields.creators.length])]))])
-  return Buffer.concat([
-    Buffer.from([4]), key(fields.updateAuthority), key(fields.mint),
-    borshString(fields.name, 32), borshString(fields.symbol, 10), borshString(fields.uri, 200),
-    Buffer.from([0xf4, 0x01]), creators, Buffer.from([0, fields.isMutable ? 1 : 0]),
-    Buffer.from([1, 255, 1, 0]) // edition nonce, token standard: what follows is not read
-  ])
-}
 
 t.test('Metaplex metadata: the PDA and the fields of the documented layout', async t => {
   // The USDC metadata address as any explorer shows it, derived from the seeds.
