@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
@@ -8,12 +8,12 @@ import { handleError, handleNotFound } from './plugins/app/error-handler.js'
 import payment from './plugins/app/payment.js'
 import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
+import responseHeaders from './plugins/app/response-headers.js'
 import reputation from './plugins/app/reputation.js'
 import solanaRpc from './plugins/app/solana-rpc.js'
 import store from './plugins/app/store.js'
 import tokenAnalysis from './plugins/app/token-analysis.js'
 import cors from './plugins/external/cors.js'
-import helmet from './plugins/external/helmet.js'
 import rateLimit from './plugins/external/rate-limit.js'
 import sensible from './plugins/external/sensible.js'
 import swagger from './plugins/external/swagger.js'
@@ -26,11 +26,17 @@ import reputationRoutes from './routes/reputation/index.js'
 import { MODELS } from './schemas/index.js'
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
+// A random prefix per process and a counter: unique across the workers of a cluster, and
+// cheaper than a UUID per request.
+const REQUEST_ID_PREFIX = randomBytes(6).toString('hex')
+let requestCounter = 0
 
 /** Accepts a caller's x-request-id when it is sane, so one id follows a call across services. */
 function requestId (request: IncomingMessage): string {
   const incoming = request.headers['x-request-id']
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+  if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) return incoming
+  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER
+  return `${REQUEST_ID_PREFIX}-${requestCounter.toString(36)}`
 }
 
 /** Options of the Fastify instance, shared by server.ts and the tests. */
@@ -63,7 +69,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   for (const model of MODELS) fastify.addSchema(model)
 
   await fastify.register(sensible)
-  await fastify.register(helmet)
+  await fastify.register(responseHeaders)
   await fastify.register(cors)
   await fastify.register(rateLimit)
   await fastify.register(swagger)
@@ -76,14 +82,6 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(registry)
   await fastify.register(reputation)
 
-  // While shutting down, answers close their keep-alive connection, so in-flight requests
-  // finish and their clients leave instead of holding the process open.
-  let closing = false
-  fastify.addHook('preClose', async () => { closing = true })
-  fastify.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id)
-    if (closing) reply.header('connection', 'close')
-  })
   fastify.setErrorHandler(handleError)
   fastify.setNotFoundHandler(handleNotFound)
 

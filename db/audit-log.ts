@@ -21,9 +21,16 @@ export function createAuditLog (db: SqliteDatabase) {
   const insert = db.prepare(`
     INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms)
     VALUES (@at, @requestId, @service, @resource, @payer, @signature, @amount, @outcome, @verified, @status, @latencyMs)`)
-  const countChallenge = db.prepare(`
-    INSERT INTO challenge_counts (service, day, count) VALUES (?, ?, 1)
-    ON CONFLICT (service, day) DO UPDATE SET count = count + 1`)
+  const addChallenges = db.prepare(`
+    INSERT INTO challenge_counts (service, day, count) VALUES (?, ?, ?)
+    ON CONFLICT (service, day) DO UPDATE SET count = count + excluded.count`)
+  // Unpaid challenges are counted in memory and written in one transaction per flush, so a
+  // flood of requests without a proof costs no database write each.
+  const pendingChallenges = new Map<string, { service: string, day: string, count: number }>()
+  const flushChallenges = db.transaction(() => {
+    for (const { service, day, count } of pendingChallenges.values()) addChallenges.run(service, day, count)
+    pendingChallenges.clear()
+  })
   // Oldest first, a bounded batch at a time: each row's delete trigger updates the reputation
   // aggregates, so one unbounded delete could hold the event loop for seconds.
   const pruneBatch = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)')
@@ -47,7 +54,16 @@ export function createAuditLog (db: SqliteDatabase) {
     },
 
     countChallenge (service: string, at = Date.now()): void {
-      countChallenge.run(service, new Date(at).toISOString().slice(0, 10))
+      const day = new Date(at).toISOString().slice(0, 10)
+      const key = `${service} ${day}`
+      const pending = pendingChallenges.get(key)
+      if (pending === undefined) pendingChallenges.set(key, { service, day, count: 1 })
+      else pending.count++
+    },
+
+    /** Writes the challenges counted since the last flush. */
+    flushChallenges (): void {
+      if (pendingChallenges.size > 0) flushChallenges()
     },
 
     /** Deletes what is older than the retention period; returns how many audit rows went. */

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseAsyncHookHandler, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { isAppError } from './app-error.js'
 import { errorBody } from './error-handler.js'
@@ -27,6 +27,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     payment?: PaymentInFlight
   }
+}
+
+function asArray<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }
 
 function failureCode (payload: unknown): string {
@@ -136,14 +140,6 @@ export default fp(async (fastify) => {
     }
   }
 
-  fastify.addHook('onRoute', (route) => {
-    const serviceName = route.config?.paidService
-    if (serviceName === undefined) return
-    if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
-    const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]
-    route.preHandler = [...existing, gate(serviceName)]
-  })
-
   function release (payment: PaymentInFlight, outcome: string) {
     payment.settled = true
     payment.outcome = outcome
@@ -151,7 +147,7 @@ export default fp(async (fastify) => {
   }
 
   // Deliver and redeem together: a 2xx goes out only if this request still holds the claim.
-  fastify.addHook('onSend', async (request, reply, payload) => {
+  const redeemOnSend: onSendAsyncHookHandler = async (request, reply, payload) => {
     const payment = request.payment
     if (payment === undefined || payment.settled) return payload
     if (reply.statusCode < 200 || reply.statusCode >= 300) {
@@ -168,14 +164,14 @@ export default fp(async (fastify) => {
     payment.outcome = 'PAYMENT_ALREADY_USED'
     reply.code(409).header('content-type', 'application/json; charset=utf-8')
     return JSON.stringify(errorBody(request, 409, 'PAYMENT_ALREADY_USED', 'This payment was used by another request while this one was being served'))
-  })
+  }
 
   // The client left before the answer: give the proof back so it can be used again.
-  fastify.addHook('onRequestAbort', async (request) => {
+  const releaseOnAbort: onRequestAbortAsyncHookHandler = async (request) => {
     if (request.payment !== undefined && !request.payment.settled) release(request.payment, 'CLIENT_ABORTED')
-  })
+  }
 
-  fastify.addHook('onResponse', async (request, reply) => {
+  const auditOnResponse: onResponseAsyncHookHandler = async (request, reply) => {
     const payment = request.payment
     if (payment === undefined) return
     if (!payment.settled) release(payment, 'HANDLER_FAILED')
@@ -191,6 +187,17 @@ export default fp(async (fastify) => {
       status: reply.statusCode,
       latencyMs: reply.elapsedTime
     })
+  }
+
+  // Only paid routes carry the gate and its hooks; free routes pay nothing for them.
+  fastify.addHook('onRoute', (route) => {
+    const serviceName = route.config?.paidService
+    if (serviceName === undefined) return
+    if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
+    route.preHandler = [...asArray(route.preHandler), gate(serviceName)]
+    route.onSend = [...asArray(route.onSend), redeemOnSend]
+    route.onRequestAbort = [...asArray(route.onRequestAbort), releaseOnAbort]
+    route.onResponse = [...asArray(route.onResponse), auditOnResponse]
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})

@@ -12,6 +12,7 @@ declare module 'fastify' {
 
 const HOUR_MS = 3_600_000
 const PRUNE_BATCH = 2000
+const CHALLENGE_FLUSH_MS = 5000
 
 function createStore (db: SqliteDatabase) {
   return {
@@ -49,9 +50,13 @@ export default fp(async (fastify) => {
   prune().catch(logFailure)
   const pruneTimer = setInterval(() => { prune().catch(logFailure) }, HOUR_MS).unref()
 
+  const flushTimer = setInterval(() => store.audit.flushChallenges(), CHALLENGE_FLUSH_MS).unref()
+
   fastify.addHook('onClose', async () => {
     closing = true
     clearInterval(pruneTimer)
+    clearInterval(flushTimer)
+    store.audit.flushChallenges()
     store.db.close()
   })
 }, { name: 'store', dependencies: ['config'] })

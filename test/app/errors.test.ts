@@ -16,6 +16,8 @@ t.test('unknown routes answer 404 in the error shape', async (t) => {
   t.equal(res.statusCode, 404)
   assertErrorShape(t, res.json(), 404, 'NOT_FOUND')
   t.equal(res.json().message, 'Route GET /no/such/route not found')
+  t.equal(res.headers['x-request-id'], res.json().requestId, 'error answers carry the request id header')
+  t.equal(res.headers['x-frame-options'], 'SAMEORIGIN', 'and the security headers')
   t.match(res.headers['content-type'], /application\/json/)
 })
 
@@ -51,9 +53,10 @@ t.test('request ids: an incoming x-request-id is echoed, a missing or odd one is
   const echoed = await app.inject({ url: '/health/live', headers: { 'x-request-id': 'abc-123' } })
   t.equal(echoed.headers['x-request-id'], 'abc-123')
   const generated = await app.inject('/health/live')
-  t.match(generated.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+  t.match(generated.headers['x-request-id'], /^[0-9a-f]{12}-[0-9a-z]+$/)
+  t.not((await app.inject('/health/live')).headers['x-request-id'], generated.headers['x-request-id'], 'ids differ')
   const odd = await app.inject({ url: '/health/live', headers: { 'x-request-id': 'x'.repeat(300) } })
-  t.match(odd.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+  t.match(odd.headers['x-request-id'], /^[0-9a-f]{12}-[0-9a-z]+$/)
 })
 
 t.test('rate limiting answers 429 in the error shape with Retry-After', async (t) => {

@@ -50,7 +50,9 @@ t.test('each verification failure answers 402 with its code and the requirements
     })
     t.match(body.accepts[0].extra.solanaPayUrl, new RegExp(`^solana:${paid.merchant.address}\\?amount=0\\.1&spl-token=${paid.mint}&label=`))
     t.equal(audit().length, 0)
-    t.equal(app.store.db.prepare("SELECT count FROM challenge_counts WHERE service = 'analyze-token'").pluck().get(), 1)
+    await app.inject('/test/dear')
+    app.store.audit.flushChallenges()
+    t.equal(app.store.db.prepare("SELECT count FROM challenge_counts WHERE service = 'analyze-token'").pluck().get(), 2, 'counted in memory, written on flush')
   })
 
   t.test('malformed headers name the header at fault', async (t) => {
