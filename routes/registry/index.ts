@@ -4,7 +4,7 @@ import { MAX_AGENT_NAME_LENGTH } from '../../plugins/app/registry/registration-m
 import { SolanaAddress } from '../../schemas/common.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { ref } from '../../schemas/ref.js'
-import { RegistryListing } from '../../schemas/registry.js'
+import { RegistryListing, type RegistryListingBody } from '../../schemas/registry.js'
 
 const RegistryQuery = Type.Object({
   wallet: Type.Optional(Type.String({ pattern: SolanaAddress.pattern, description: 'only registrations paid by this wallet' })),
@@ -20,7 +20,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: RegistryQuery,
       response: { 200: ref(RegistryListing), 400: ref(ErrorResponse), 503: ref(ErrorResponse) }
     }
-  }, async (request) => await fastify.registry.list(request.query))
+  }, async (request, reply) => {
+    // Pre-serialized JSON text of the RegistryListing model: Fastify sends a string as it is.
+    const json = await fastify.registry.listJson(request.query) as unknown as RegistryListingBody
+    return reply.type('application/json; charset=utf-8').send(json)
+  })
 }
 
 export default routes

@@ -34,6 +34,17 @@ t.test('GET /registry lists the registrations read from the chain', async t => {
   t.equal(byWallet.json().total, 1)
   t.equal((await app.inject({ url: '/registry', query: { name: 'Beta' } })).json().total, 1)
 
+  t.match(res.headers['content-type'], /^application\/json/)
+  t.equal((await app.inject('/registry')).body, res.body, 'a warm read serves the same listing')
+
+  // A new registration, once the listing is stale, is in the next answer despite the cached text.
+  const carol = await net.createWallet()
+  await registerAgent({ rpc: net.rpc, signer: carol, registryAddress, name: 'gamma', manifestUrl: 'https://gamma.example/agent.json', pollIntervalMs: 20 })
+  const later = await build(t, { SOLANA_RPC_URL: net.url, REGISTRY_ADDRESS: registryAddress, REGISTRY_REFRESH_SECONDS: '1', DATABASE_PATH: app.config.DATABASE_PATH })
+  await later.inject('/registry')
+  await new Promise(resolve => setTimeout(resolve, 1100))
+  t.same((await later.inject('/registry')).json().agents.map((agent: { name: string }) => agent.name), ['gamma', 'beta', 'alpha'])
+
   const invalid = await app.inject({ url: '/registry', query: { wallet: 'not-an-address' } })
   t.equal(invalid.statusCode, 400)
   t.equal(invalid.json().code, 'VALIDATION_ERROR')

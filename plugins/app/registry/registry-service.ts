@@ -1,8 +1,10 @@
 import type { RegistryListingBody } from '../../../schemas/registry.js'
 import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
-import type { AgentFilters, RegistryKey, RegistryRepository } from './registry-repository.js'
+import type { AgentFilters, RegistryKey, RegistryRepository, ScanState } from './registry-repository.js'
 import { IncompleteChainReadError, type RegistryScanner } from './registry-scanner.js'
 import { loggableError } from '../loggable-error.js'
+
+const MAX_CACHED_LISTINGS = 64
 
 /** The slice of a pino logger the service writes to. */
 export interface RegistryLogger {
@@ -67,19 +69,49 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
     return fetchedAt === null || now() - Date.parse(fetchedAt) >= refreshSeconds * 1000
   }
 
+  let cachedVersion = ''
+  const serialized = new Map<string, string>()
+
+  /** The scan state after a refresh if the stored listing is stale; 503 if nothing was ever read. */
+  async function currentState (): Promise<ScanState & { fetchedAt: string }> {
+    let state = repository.scanState(key)
+    if (needsRead(state.fetchedAt)) {
+      await refresh()
+      state = repository.scanState(key)
+    }
+    if (state.fetchedAt === null) {
+      const error = lastFailure?.error
+      throw isChainReadFailure(error) || error === undefined ? rpcUnavailable(error) : error
+    }
+    return { ...state, fetchedAt: state.fetchedAt }
+  }
+
   return {
     async list (filters: AgentFilters = {}): Promise<RegistryListingBody> {
-      let { fetchedAt } = repository.scanState(key)
-      if (needsRead(fetchedAt)) {
-        await refresh()
-        fetchedAt = repository.scanState(key).fetchedAt
-      }
-      if (fetchedAt === null) {
-        const error = lastFailure?.error
-        throw isChainReadFailure(error) || error === undefined ? rpcUnavailable(error) : error
-      }
+      const { fetchedAt } = await currentState()
       const agents = repository.listAgents(key, filters)
       return { network: key.network, registry_address: key.registryAddress, agents, total: agents.length, fetched_at: fetchedAt }
+    },
+
+    /**
+     * The listing as JSON text, reused until the store changes: with thousands of registrations
+     * the serialization, not the query, is what a warm read costs.
+     */
+    async listJson (filters: AgentFilters = {}): Promise<string> {
+      const state = await currentState()
+      const version = `${state.fetchedAt} ${state.run} ${state.newestSignature ?? ''} ${state.resume?.position ?? ''}`
+      if (version !== cachedVersion) {
+        serialized.clear()
+        cachedVersion = version
+      }
+      const cacheKey = `${filters.wallet ?? ''} ${filters.name?.toLowerCase() ?? ''}`
+      let json = serialized.get(cacheKey)
+      if (json === undefined) {
+        json = JSON.stringify(await this.list(filters))
+        if (serialized.size >= MAX_CACHED_LISTINGS) serialized.clear()
+        serialized.set(cacheKey, json)
+      }
+      return json
     },
 
     /** Stops a read in progress and waits for it to let go of the database. */
