@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
+import crossOrigin from './plugins/app/cross-origin.js'
 import { handleError, handleNotFound } from './plugins/app/error-handler.js'
 import payment from './plugins/app/payment.js'
 import prices from './plugins/app/prices.js'
@@ -13,7 +14,6 @@ import reputation from './plugins/app/reputation.js'
 import solanaRpc from './plugins/app/solana-rpc.js'
 import store from './plugins/app/store.js'
 import tokenAnalysis from './plugins/app/token-analysis.js'
-import cors from './plugins/external/cors.js'
 import rateLimit from './plugins/external/rate-limit.js'
 import sensible from './plugins/external/sensible.js'
 import swagger from './plugins/external/swagger.js'
@@ -70,7 +70,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
 
   await fastify.register(sensible)
   await fastify.register(responseHeaders)
-  await fastify.register(cors)
+  await fastify.register(crossOrigin)
   await fastify.register(rateLimit)
   await fastify.register(swagger)
 

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { CORS_HEADERS } from './cross-origin.js'
 
 /**
  * Security headers for a JSON API that browsers may call cross-origin, the set @fastify/helmet
@@ -19,12 +20,13 @@ export const SECURITY_HEADERS = {
   'x-xss-protection': '0'
 } as const
 
+const STATIC_HEADERS = { ...SECURITY_HEADERS, ...CORS_HEADERS }
 const IDLE_SWEEP_MS = 100
 
-/** Every answer carries the security headers and its request id (x-request-id). */
+/** Every answer carries the security and CORS headers and its request id (x-request-id). */
 export default fp(async (fastify) => {
   fastify.addHook('onRequest', (request, reply, done) => {
-    reply.headers(SECURITY_HEADERS).header('x-request-id', request.id)
+    reply.headers(STATIC_HEADERS).header('x-request-id', request.id)
     done()
   })
 
