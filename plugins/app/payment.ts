@@ -8,7 +8,7 @@ import { PaymentError, type PaymentRejection } from './payment/payment-error.js'
 import { createPaymentVerifier, type ClaimedPayment } from './payment/payment-verifier.js'
 import { readPaymentProof, type PaymentProof } from './payment/proof-headers.js'
 import { createRecipientAccount } from './payment/recipient-account.js'
-import { encodeReceipt, paymentRequirement, type MerchantTerms } from './payment/requirements.js'
+import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from './payment/requirements.js'
 import { publicBaseUrl } from './public-url.js'
 import { NETWORKS } from './solana/networks.js'
 import { rpcUnavailable } from './solana/rpc-errors.js'
@@ -74,26 +74,42 @@ export default fp(async (fastify) => {
     notFoundWaitMs: config.PAYMENT_NOT_FOUND_WAIT_MS
   })
 
-  function terms (): MerchantTerms {
-    return {
-      x402Network,
-      payTo: config.paymentAddress,
-      mint: config.paymentMint,
-      symbol: config.PAYMENT_TOKEN_SYMBOL,
-      label: config.AGENT_NAME,
-      maxAgeSeconds: config.PAYMENT_MAX_AGE_SECONDS,
-      recipientTokenAccount: recipient.get()
+  // The requirement of each service is the same for every request but its resource URL; it is
+  // built once, and again only when the recipient token account becomes known.
+  const requirements = new Map<PaidServiceName, { recipientTokenAccount: string | undefined, requirement: PaymentRequirement }>()
+
+  function requirementFor (serviceName: PaidServiceName, resource: string): PaymentRequirement {
+    const recipientTokenAccount = recipient.get()
+    let cached = requirements.get(serviceName)
+    if (cached === undefined || cached.recipientTokenAccount !== recipientTokenAccount) {
+      const terms: MerchantTerms = {
+        x402Network,
+        payTo: config.paymentAddress,
+        mint: config.paymentMint,
+        symbol: config.PAYMENT_TOKEN_SYMBOL,
+        label: config.AGENT_NAME,
+        maxAgeSeconds: config.PAYMENT_MAX_AGE_SECONDS,
+        recipientTokenAccount
+      }
+      cached = { recipientTokenAccount, requirement: paymentRequirement(terms, PAID_SERVICES[serviceName], '') }
+      requirements.set(serviceName, cached)
     }
+    return { ...cached.requirement, resource }
   }
 
   function resourceUrl (request: FastifyRequest): string {
     return `${publicBaseUrl(request, config.PUBLIC_BASE_URL)}${request.url}`
   }
 
+  // Sent as JSON text of the PaymentRequired model: its open-ended error details make the
+  // schema serializer slower than JSON.stringify on this path, which unpaid traffic hits most.
   function sendChallenge (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, rejection: PaymentRejection, statusCode = 402) {
-    const accepts = [paymentRequirement(terms(), PAID_SERVICES[serviceName], resourceUrl(request))]
-    return reply.code(statusCode).header('cache-control', 'no-store')
-      .send({ ...errorBody(request, statusCode, rejection.code, rejection.message, rejection.details), x402Version: 1, accepts })
+    const body = {
+      ...errorBody(request, statusCode, rejection.code, rejection.message, rejection.details),
+      x402Version: 1,
+      accepts: [requirementFor(serviceName, resourceUrl(request))]
+    }
+    return reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body))
   }
 
   function auditFailure (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, proof: PaymentProof | undefined, code: string, status: number, paid?: string) {

@@ -1,4 +1,4 @@
-import { getBase58Encoder, isAddress } from '@solana/kit'
+import { isBase58Address, isBase58OfLength } from '../solana/base58.js'
 import { PAYMENT_HEADERS } from './headers.js'
 import type { PaymentRejection } from './payment-error.js'
 
@@ -7,15 +7,8 @@ export interface PaymentProof {
   wallet: string
 }
 
-const base58 = getBase58Encoder()
-
 function isBase58Signature (value: string): boolean {
-  if (value.length < 64 || value.length > 88) return false
-  try {
-    return base58.encode(value).length === 64
-  } catch {
-    return false
-  }
+  return value.length >= 64 && isBase58OfLength(value, 64)
 }
 
 function single (value: string | string[] | undefined): string | undefined {
@@ -36,7 +29,7 @@ export function readPaymentProof (headers: Record<string, string | string[] | un
   if (signature === undefined || signature === '') problems.push(`${PAYMENT_HEADERS.signature} is missing`)
   else if (!isBase58Signature(signature)) problems.push(`${PAYMENT_HEADERS.signature} is not a base58-encoded 64-byte transaction signature`)
   if (wallet === undefined || wallet === '') problems.push(`${PAYMENT_HEADERS.wallet} is missing`)
-  else if (!isAddress(wallet)) problems.push(`${PAYMENT_HEADERS.wallet} is not a base58-encoded 32-byte public key`)
+  else if (!isBase58Address(wallet)) problems.push(`${PAYMENT_HEADERS.wallet} is not a base58-encoded 32-byte public key`)
 
   if (problems.length > 0) {
     const invalid = [PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet].filter(h => problems.some(p => p.startsWith(h)))

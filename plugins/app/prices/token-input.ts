@@ -1,4 +1,4 @@
-import { isAddress } from '@solana/kit'
+import { isBase58Address } from '../solana/base58.js'
 
 /**
  * What a caller may write for a token (`:token`, `?vs=`): a symbol of 1 to 20 letters, digits,
@@ -20,7 +20,7 @@ export type TokenInput =
 export function parseTokenInput (raw: string): TokenInput {
   if (SYMBOL.test(raw)) return { kind: 'symbol', symbol: raw.replace(/^\$/, '') }
   if (BASE58_MINT.test(raw)) {
-    return isAddress(raw)
+    return isBase58Address(raw)
       ? { kind: 'mint', mint: raw }
       : { kind: 'invalid', reason: 'is not a 32-byte base58 address' }
   }

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { address, isAddress } from '@solana/kit'
+import { address } from '@solana/kit'
 import { AppError } from '../../../plugins/app/app-error.js'
 import { SolanaAddress } from '../../../schemas/common.js'
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
 import { ref } from '../../../schemas/ref.js'
 import { TokenAnalysis } from '../../../schemas/token-analysis.js'
+import { isBase58Address } from '../../../plugins/app/solana/base58.js'
 
 const ADDRESS_PROBLEM = 'must be a base58-encoded 32-byte Solana address'
 
@@ -38,7 +39,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     // Before validation and payment: the pattern lets through strings that do not decode to
     // exactly 32 bytes, and nobody should pay to learn that their address is malformed.
     preValidation: async (request) => {
-      if (!isAddress(request.params.address)) {
+      if (!isBase58Address(request.params.address)) {
         throw new AppError(400, 'VALIDATION_ERROR', `params.address ${ADDRESS_PROBLEM}`, {
           details: { validation: [{ in: 'params', path: 'address', message: ADDRESS_PROBLEM }] }
         })
