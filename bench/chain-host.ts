@@ -1,0 +1,118 @@
+// The local chain and its bench-side setup, in a process of its own, so the chain does not share an
+// event loop with the load generator. Driven over IPC by bench/chain.ts: one request, one answer.
+// Payments and registrations are signed here and sent in JSON-RPC batches to the chain's own HTTP
+// front (they land in order); waiting for each one would take minutes for thousands.
+import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
+import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit'
+import { registrationInstructions } from '../client/register.js'
+import { startLocalnet } from '../localnet/index.js'
+import { buildSignedTransaction } from '../localnet/tx-builder.js'
+import { buildRegistrationMemo } from '../plugins/app/registry/registration-memo.js'
+import type { ChainRequest, ChainSetup, Proof } from './chain.js'
+
+const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' as Address
+const DECIMALS = 6
+const BUYERS = 16
+const BUYER_TOKENS = 1_000_000_000_000n
+// A blockhash lives 150 slots and the local chain makes one slot per transaction.
+const SEND_BATCH = 100
+// getSignatureStatuses takes at most 256 signatures.
+const STATUS_BATCH = 256
+
+const chain = await startLocalnet()
+const mint = await chain.createMint({ address: DEVNET_USDC, decimals: DECIMALS })
+const merchant = await generateKeyPairSigner()
+const merchantAta = await chain.createAta(mint, merchant.address)
+const buyers: KeyPairSigner[] = []
+for (let i = 0; i < BUYERS; i++) {
+  const buyer = await chain.createWallet()
+  await chain.mintTo(mint, buyer.address, BUYER_TOKENS)
+  buyers.push(buyer)
+}
+const buyerAtas = await Promise.all(buyers.map(async buyer =>
+  (await findAssociatedTokenPda({ owner: buyer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0]))
+const registrants = await Promise.all(Array.from({ length: 10 }, async () => await chain.createWallet()))
+
+let nextId = 1
+async function rpc<T> (body: unknown): Promise<T> {
+  const response = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return await response.json() as T
+}
+
+type RpcAnswer = { result?: unknown, error?: unknown }
+
+/** Signs one transaction per item with a fresh blockhash per batch, sends each batch in one request, checks every one landed. */
+async function land (count: number, build: (index: number) => { instructions: Instruction[], signer: KeyPairSigner }): Promise<string[]> {
+  const signatures: string[] = []
+  for (let start = 0; start < count; start += SEND_BATCH) {
+    const { result: { value: lifetime } } = await rpc<{ result: { value: { blockhash: string, lastValidBlockHeight: number } } }>(
+      { jsonrpc: '2.0', id: nextId++, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] })
+    const wires: string[] = []
+    for (let i = start; i < Math.min(start + SEND_BATCH, count); i++) {
+      const { instructions, signer } = build(i)
+      wires.push(Buffer.from(await buildSignedTransaction(instructions, { feePayer: signer, lifetime })).toString('base64'))
+    }
+    const answers = await rpc<RpcAnswer[]>(wires.map(wire => ({
+      jsonrpc: '2.0', id: nextId++, method: 'sendTransaction', params: [wire, { encoding: 'base64', skipPreflight: true }]
+    })))
+    for (const answer of answers) {
+      if (typeof answer.result !== 'string') throw new Error(`sendTransaction failed: ${JSON.stringify(answer.error)}`)
+      signatures.push(answer.result)
+    }
+  }
+  // Sent without preflight: make sure none of them failed on chain.
+  for (let start = 0; start < signatures.length; start += STATUS_BATCH) {
+    const { result: { value } } = await rpc<{ result: { value: Array<{ err: unknown } | null> } }>({
+      jsonrpc: '2.0', id: nextId++, method: 'getSignatureStatuses', params: [signatures.slice(start, start + STATUS_BATCH)]
+    })
+    const failed = value.findIndex(status => status === null || status.err !== null)
+    if (failed !== -1) throw new Error(`transaction ${signatures[start + failed]} did not land: ${JSON.stringify(value[failed])}`)
+  }
+  return signatures
+}
+
+let paymentsMade = 0
+
+/** `count` transferChecked payments of at least `amount` to the merchant; each amount differs, so no two transactions are alike. */
+async function pay (count: number, amount: bigint): Promise<Proof[]> {
+  const first = paymentsMade
+  paymentsMade += count
+  const payerOf = (index: number) => (first + index) % BUYERS
+  const signatures = await land(count, index => {
+    const b = payerOf(index)
+    const instruction = getTransferCheckedInstruction({
+      source: buyerAtas[b], mint, destination: merchantAta, authority: buyers[b], amount: amount + BigInt(first + index), decimals: DECIMALS
+    })
+    return { instructions: [instruction], signer: buyers[b] }
+  })
+  return signatures.map((signature, index) => ({ signature, wallet: buyers[payerOf(index)].address }))
+}
+
+async function register (registryAddress: Address, from: number, to: number): Promise<number> {
+  const signatures = await land(to - from, offset => {
+    const i = from + offset
+    const signer = registrants[i % registrants.length]
+    const memo = buildRegistrationMemo({ name: `agent-${i}`, manifestUrl: `https://agent-${i}.example/.well-known/agent.json` })
+    return { instructions: registrationInstructions(signer, registryAddress, memo), signer }
+  })
+  return signatures.length
+}
+
+async function answer (request: ChainRequest): Promise<unknown> {
+  switch (request.op) {
+    case 'pay': return await pay(request.count, request.amount)
+    case 'register': return await register(request.registryAddress as Address, request.from, request.to)
+    case 'stats': return chain.stats()
+    case 'resetStats': return chain.resetStats()
+  }
+}
+
+process.on('message', (message: { id: number, request: ChainRequest }) => {
+  answer(message.request).then(
+    result => process.send?.({ id: message.id, result }),
+    (error: Error) => process.send?.({ id: message.id, error: error.stack ?? error.message })
+  )
+})
+process.on('disconnect', () => { chain.stop().finally(() => process.exit(0)) })
+const setup: ChainSetup = { url: chain.url, mint, merchant: merchant.address }
+process.send?.({ ready: setup })

@@ -1,0 +1,94 @@
+// Paid calls, each with a proof of its own (a proof buys one delivery, so autocannon's repeated
+// requests will not do): a fixed number of workers over one keep-alive pool, each taking the next
+// proof. And the getTransaction the gate makes, alone, through the service's own RPC client with
+// the gate's parameters, over the same signatures and with the same number in flight. And a free
+// route through the same client, for the HTTP + Fastify part of a call. The three alternate in
+// blocks, so a busy spell on a shared machine falls on all alike.
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Signature } from '@solana/kit'
+import Database from 'better-sqlite3'
+import { Pool } from 'undici'
+import { createRpcClient } from '../plugins/app/solana/rpc-client.js'
+import type { BenchChain, Proof } from './chain.js'
+import { mergeSamples, summarize, type CallSample, type LatencySummary, type LoadFigures } from './figures.js'
+import type { LoadTarget } from './load.js'
+import { getStatus, timeEach } from './timed-calls.js'
+
+export interface PaidCallSet {
+  concurrency: number
+  /** Server CPU: the service's. */
+  paid: LoadFigures
+  /** Server CPU: the chain's; client CPU: the service's RPC client, run in the bench process. */
+  getTransaction: LoadFigures
+  /** The free route, same client, same number in flight: HTTP and Fastify without the gate. */
+  freeRoute: LoadFigures
+  /** RPC requests per method the service made during the paid calls. */
+  rpcByMethod: Record<string, number>
+  /** Time inside the service per delivered call: reply.elapsedTime at onResponse, from its audit log. */
+  serviceElapsed: LatencySummary
+}
+
+/** Audit rows are written in onResponse, just after the answer left: give the last ones time to land. */
+const AUDIT_SETTLE_MS = 200
+
+/** The service's own account of delivered calls (its audit log) after row `afterId`, and the newest row id. */
+function auditLatencies (databasePath: string, afterId: number): { latencies: number[], lastId: number } {
+  const db = new Database(databasePath, { readonly: true })
+  try {
+    const rows = db.prepare("SELECT id, latency_ms FROM audit_log WHERE id > ? AND outcome = 'DELIVERED'").all(afterId) as Array<{ id: number, latency_ms: number }>
+    return { latencies: rows.map(row => row.latency_ms), lastId: rows.reduce((last, row) => Math.max(last, row.id), afterId) }
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * `proofs` split into `blocks`; each block is used for paid calls, then for getTransaction alone,
+ * then as many calls of `freePath`.
+ */
+export async function measurePaidCalls (options: {
+  service: LoadTarget
+  /** The service's database file, for its audit log. */
+  databasePath: string
+  chain: BenchChain
+  path: string
+  freePath: string
+  proofs: readonly Proof[]
+  concurrency: number
+  blocks: number
+}): Promise<PaidCallSet> {
+  const { service, databasePath, chain, path, freePath, proofs, concurrency, blocks } = options
+  const auditBefore = auditLatencies(databasePath, 0).lastId
+  const pool = new Pool(service.url, { connections: concurrency, pipelining: 1 })
+  const rpc = createRpcClient(chain.url, 10_000)
+  const paid: CallSample[] = []
+  const alone: CallSample[] = []
+  const free: CallSample[] = []
+  const rpcByMethod: Record<string, number> = {}
+  const blockSize = Math.ceil(proofs.length / blocks)
+  try {
+    for (let start = 0; start < proofs.length; start += blockSize) {
+      const block = proofs.slice(start, start + blockSize)
+      await chain.resetStats()
+      paid.push(await timeEach(block, concurrency, service.pid, async proof =>
+        await getStatus(pool, path, { 'x-payment-signature': proof.signature, 'x-payment-wallet': proof.wallet })))
+      for (const [method, count] of Object.entries(await chain.stats())) rpcByMethod[method] = (rpcByMethod[method] ?? 0) + count
+      alone.push(await timeEach(block, concurrency, chain.pid, async proof => {
+        const tx = await rpc.getTransaction(proof.signature as Signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send()
+        return tx === null ? 'null' : 'found'
+      }))
+      free.push(await timeEach(block, concurrency, service.pid, async () => await getStatus(pool, freePath)))
+    }
+  } finally {
+    await pool.close()
+  }
+  await sleep(AUDIT_SETTLE_MS)
+  return {
+    concurrency,
+    paid: mergeSamples(paid),
+    getTransaction: mergeSamples(alone),
+    freeRoute: mergeSamples(free),
+    rpcByMethod,
+    serviceElapsed: summarize(auditLatencies(databasePath, auditBefore).latencies)
+  }
+}

@@ -1,0 +1,229 @@
+// The bench's result (written as JSON as it is) and its printed form: tables and one verdict per target.
+import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type Target, type Verdict } from './figures.js'
+import type { Comparison, LoadShape } from './load.js'
+import type { PaidCallSet } from './paid-calls.js'
+import type { RegistryFigures } from './registry.js'
+import type { StoreFigures } from './store.js'
+
+export interface Machine {
+  cpus: number
+  cpuModel: string
+  node: string
+  platform: string
+  memoryGb: number
+  /** 1-minute load average when the bench started and ended (other work on the machine shows here). */
+  loadAverage: { start: number, end: number }
+}
+
+export interface BenchResult {
+  generatedAt: string
+  command: string
+  machine: Machine
+  load: LoadShape & { tool: string }
+  logLevel: string
+  manifest: Comparison & { bodyBytes: number }
+  manifestInfoLogging: Comparison
+  challenge: Comparison & { path: string, bodyBytes: number }
+  paid: {
+    path: string
+    freePath: string
+    proofsPrepared: number
+    prepareSeconds: number
+    sequential: PaidCallSet
+    concurrent: PaidCallSet
+    /** Upstream price requests during the measured calls (the price is cached). */
+    priceApiCalls: number
+  }
+  store: { oneProcess: StoreFigures, twoProcesses: StoreFigures, synchronous: string }
+  registry: RegistryFigures
+  /** Service log lines at warn or above during the warn-level runs. */
+  serviceWarnings: string[]
+  /** Runs that got answers they should not have: their figures measure something else. */
+  problems: string[]
+  targets: Verdict[]
+}
+
+type Measured = Omit<BenchResult, 'targets' | 'problems'>
+
+/** Runs that got answers they should not have (their figures measure something else), and short listings. */
+export function problemsOf (result: Measured): string[] {
+  const { manifest, manifestInfoLogging, challenge, paid, registry } = result
+  const expectations: Array<[string, LoadFigures, number | string]> = [
+    ['manifest', manifest.target, 200], ['manifest baseline', manifest.baseline, 200],
+    ['manifest at info', manifestInfoLogging.target, 200], ['manifest baseline (info run)', manifestInfoLogging.baseline, 200],
+    ['402 challenge', challenge.target, 402], ['402 challenge baseline', challenge.baseline, 200],
+    ...[paid.sequential, paid.concurrent].flatMap((set): Array<[string, LoadFigures, number | string]> => [
+      [`paid calls, ${set.concurrency} in flight`, set.paid, 200],
+      [`getTransaction alone, ${set.concurrency} in flight`, set.getTransaction, 'found'],
+      [`free route, ${set.concurrency} in flight`, set.freeRoute, 200]
+    ]),
+    ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200]
+  ]
+  const problems = expectations.flatMap(([name, figures, expected]) => {
+    const unexpected = unexpectedResponses(figures, expected)
+    return unexpected === 0 ? [] : [`${name}: ${unexpected} of ${figures.requests} answers were not ${expected} (${JSON.stringify(figures.statusCodes)})`]
+  })
+  for (const scan of registry.cold) {
+    if (scan.agentsListed !== scan.registrations) problems.push(`cold read of ${scan.registrations}: /registry listed ${scan.agentsListed}`)
+  }
+  return problems
+}
+
+export function targetsOf (result: Measured): Verdict[] {
+  const sequential = result.paid.sequential
+  const targets: Target[] = [
+    { name: 'manifest req/s vs baseline', measured: result.manifest.ratio * 100, limit: 80, kind: 'at-least', unit: '%' },
+    { name: '402 challenge req/s vs baseline', measured: result.challenge.ratio * 100, limit: 70, kind: 'at-least', unit: '%' },
+    {
+      name: 'gate p50 over its getTransaction p50',
+      measured: sequential.paid.latency.p50 - sequential.getTransaction.latency.p50,
+      limit: 1,
+      kind: 'at-most',
+      unit: 'ms'
+    },
+    { name: 'store claim+redeem pairs/s, one process', measured: result.store.oneProcess.pairsPerSecond, limit: 10_000, kind: 'at-least', unit: '/s' },
+    {
+      name: `warm /registry p50 with ${result.registry.warm.registrations} registrations`,
+      measured: result.registry.warm.all.latency.p50,
+      limit: 5,
+      kind: 'below',
+      unit: 'ms'
+    }
+  ]
+  return targets.map(judge)
+}
+
+const integer = (value: number) => Math.round(value).toLocaleString('en-US')
+const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1)
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`
+
+function table (header: string[], rows: string[][]): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map(row => row[i].length)))
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join(' | ')} |`
+  return [line(header), `|${widths.map((width, i) => i === 0 ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`).join('|')}|`, ...rows.map(line)].join('\n')
+}
+
+function statuses (figures: { statusCodes: Record<string, number> }): string {
+  return Object.entries(figures.statusCodes).map(([status, count]) => `${status}×${count}`).join(' ')
+}
+
+const serverCpu = (figures: LoadFigures) => cpuPerRequest(figures.serverCpuSeconds, figures.requests)
+const clientCpu = (figures: LoadFigures) => cpuPerRequest(figures.clientCpuSeconds, figures.requests)
+/** Share of one core the load generator used: near 100% means it, not the server, set the pace. */
+const clientBusy = (figures: LoadFigures) => `${Math.round((100 * figures.clientCpuSeconds) / figures.seconds)}%`
+
+function comparisonRow (name: string, comparison: Comparison): string[] {
+  const { target, baseline } = comparison
+  return [
+    name,
+    integer(target.requestsPerSecond), ms(target.latency.p50), ms(target.latency.p99), integer(serverCpu(target)),
+    integer(baseline.requestsPerSecond), ms(baseline.latency.p50), ms(baseline.latency.p99), integer(serverCpu(baseline)),
+    percent(comparison.ratio), percent(serverCpu(baseline) / serverCpu(target))
+  ]
+}
+
+function callRow (name: string, figures: LoadFigures): string[] {
+  return [
+    name, integer(figures.requestsPerSecond), ms(figures.latency.p50), ms(figures.latency.p99), ms(figures.latency.mean), integer(figures.requests),
+    integer(serverCpu(figures)), integer(clientCpu(figures))
+  ]
+}
+
+function rpcPerCall (set: PaidCallSet): string {
+  const calls = set.paid.requests
+  return Object.entries(set.rpcByMethod).map(([method, count]) => `${method} ${(count / calls).toFixed(2)}`).join(', ') || 'none'
+}
+
+export function formatReport (result: BenchResult): string {
+  const { machine, load, paid, store, registry } = result
+  const out: string[] = []
+  out.push(`Machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGb} GB, Node ${machine.node}, ${machine.platform}; ` +
+    `load average ${machine.loadAverage.start.toFixed(2)} at start, ${machine.loadAverage.end.toFixed(2)} at end`)
+  out.push(`Load: ${load.tool}, ${load.connections} connections, pipelining ${load.pipelining}, ${load.rounds} rounds of ${load.duration} s per side ` +
+    `(alternating with the baseline, after ${load.warmup} s of warm-up each). Service LOG_LEVEL=${result.logLevel} unless stated; ` +
+    'baseline: bare Fastify 5, no logger, same body size, own process.')
+  out.push('')
+  const comparisons: Array<[string, Comparison]> = [
+    [`GET /.well-known/agent.json (${result.manifest.bodyBytes} B)`, result.manifest],
+    ['  same, service LOG_LEVEL=info', result.manifestInfoLogging],
+    [`402 challenge (${result.challenge.bodyBytes} B)`, result.challenge]
+  ]
+  out.push(table(
+    ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'base req/s', 'base p50', 'base p99', 'base CPU µs/req', 'req/s ratio', 'CPU ratio'],
+    comparisons.map(([name, comparison]) => comparisonRow(name, comparison))))
+  out.push(`402 challenge: GET ${result.challenge.path} without proof headers. CPU µs/req: user+system time of the server process per request; ` +
+    'CPU ratio = baseline CPU/req over service CPU/req, the req/s ratio a server-bound run would show. autocannon latencies are whole milliseconds.')
+  for (const [name, comparison] of comparisons) {
+    out.push(`  ${name.trim()}: statuses ${statuses(comparison.target)} (baseline ${statuses(comparison.baseline)}); ` +
+      `autocannon busy ${clientBusy(comparison.target)} of a core (baseline ${clientBusy(comparison.baseline)}); ` +
+      `req/s per round ${comparison.rounds.map(round => `${integer(round.target.requestsPerSecond)}/${integer(round.baseline.requestsPerSecond)}`).join(', ')}`)
+  }
+  out.push('')
+  out.push(`Paid calls: GET ${paid.path} with a fresh, landed transferChecked per request (${integer(paid.proofsPrepared)} proofs prepared in ` +
+    `${paid.prepareSeconds.toFixed(1)} s); getTransaction alone = the service's RPC client, same params, same signatures, same concurrency, ` +
+    'alternating with the paid calls in blocks.')
+  out.push(table(
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'calls', 'server CPU µs/call', 'client CPU µs/call'],
+    [
+      callRow('paid call, 1 in flight', paid.sequential.paid),
+      callRow('getTransaction alone, 1 in flight', paid.sequential.getTransaction),
+      callRow(`paid call, ${paid.concurrent.concurrency} in flight`, paid.concurrent.paid),
+      callRow(`getTransaction alone, ${paid.concurrent.concurrency} in flight`, paid.concurrent.getTransaction),
+      callRow(`free ${paid.freePath}, 1 in flight`, paid.sequential.freeRoute),
+      callRow(`free ${paid.freePath}, ${paid.concurrent.concurrency} in flight`, paid.concurrent.freeRoute)
+    ]))
+  out.push('Server CPU: the service for paid and free calls, the chain for getTransaction alone. Client CPU of getTransaction alone: ' +
+    'the service\'s RPC client (same code) in the bench process, i.e. what one getTransaction costs the service\'s own CPU. ' +
+    'The free route goes through the same client and the same Fastify stack: the HTTP part of a call, without gate or chain.')
+  const gate = (set: PaidCallSet) => ms(set.paid.latency.p50 - set.getTransaction.latency.p50)
+  const gateOnly = (set: PaidCallSet) => ms(set.paid.latency.p50 - set.getTransaction.latency.p50 - set.freeRoute.latency.p50)
+  const ownCpu = (set: PaidCallSet) => integer(serverCpu(set.paid) - clientCpu(set.getTransaction) - serverCpu(set.freeRoute))
+  out.push(`Paid call over getTransaction alone at p50 (gate + HTTP + handler): ${gate(paid.sequential)} ms (1 in flight), ` +
+    `${gate(paid.concurrent)} ms (${paid.concurrent.concurrency} in flight); less the free route's p50 as well: ${gateOnly(paid.sequential)} ms ` +
+    `and ${gateOnly(paid.concurrent)} ms. Service CPU per paid call beyond its getTransaction client work and a free call's: ` +
+    `${ownCpu(paid.sequential)} µs (1 in flight), ${ownCpu(paid.concurrent)} µs (${paid.concurrent.concurrency} in flight).`)
+  const inService = (set: PaidCallSet) => `${ms(set.serviceElapsed.p50)} ms (p99 ${ms(set.serviceElapsed.p99)})`
+  out.push(`Time inside the service per paid call (its audit log: reply.elapsedTime at onResponse), p50: ${inService(paid.sequential)} ` +
+    `1 in flight, ${inService(paid.concurrent)} ${paid.concurrent.concurrency} in flight.`)
+  out.push(`RPC requests per paid call: ${rpcPerCall(paid.sequential)} (1 in flight); ${rpcPerCall(paid.concurrent)} (${paid.concurrent.concurrency} in flight). ` +
+    `Price API requests during the calls: ${paid.priceApiCalls}. Statuses: ${statuses(paid.sequential.paid)}; ${statuses(paid.concurrent.paid)}`)
+  out.push('')
+  out.push(`Replay store (claim + redeem per signature, synchronous=${store.synchronous}, WAL):`)
+  out.push(table(
+    ['processes', 'pairs/s total', 'pairs/s each', 'pairs'],
+    [store.oneProcess, store.twoProcesses].map(s => [String(s.processes), integer(s.pairsPerSecond), s.perProcess.map(integer).join(' + '), integer(s.pairs)])))
+  out.push('')
+  out.push(`Registry (setup: ${Object.entries(registry.setupSeconds).map(([n, s]) => `${integer(Number(n))} registrations sent in ${s.toFixed(1)} s`).join(', ')}):`)
+  out.push(table(
+    ['cold read', 'time ms', 'RPC calls', 'by method', 'listed', 'body'],
+    registry.cold.map(c => [
+      `${integer(c.registrations)} registrations`, integer(c.ms), integer(c.rpcRequests),
+      Object.entries(c.rpcByMethod).map(([m, n]) => `${m} ${n}`).join(', '), integer(c.agentsListed), `${(c.responseBytes / 1e6).toFixed(2)} MB`
+    ])))
+  out.push(table(
+    ['warm read (one at a time)', 'req/s', 'p50 ms', 'p99 ms'],
+    [
+      [`GET /registry (${integer(registry.warm.registrations)} agents, ${(registry.warm.responseBytes / 1e6).toFixed(2)} MB)`,
+        integer(registry.warm.all.requestsPerSecond), ms(registry.warm.all.latency.p50), ms(registry.warm.all.latency.p99)],
+      ['GET /registry?name=agent-7', integer(registry.warm.byName.requestsPerSecond), ms(registry.warm.byName.latency.p50), ms(registry.warm.byName.latency.p99)]
+    ]))
+  out.push('RPC calls: each call of a JSON-RPC batch counts. Rebuilding the listing once the cached text is stale, timed in the bench ' +
+    `process on the service's database (${integer(registry.listingParts.rows)} rows): SQL query p50 ${ms(registry.listingParts.sql.p50)} ms, ` +
+    `JSON.stringify p50 ${ms(registry.listingParts.stringify.p50)} ms.`)
+  for (const problem of result.problems) out.push(`PROBLEM: ${problem}`)
+  if (result.serviceWarnings.length > 0) {
+    out.push('')
+    out.push(`The service logged ${result.serviceWarnings.length} line(s) at warn or above, first: ${result.serviceWarnings[0].slice(0, 300)}`)
+  }
+  out.push('')
+  out.push('Targets:')
+  for (const verdict of result.targets) {
+    const value = verdict.unit === '/s' ? integer(verdict.measured) : verdict.measured.toFixed(2)
+    const limit = verdict.unit === '/s' ? integer(verdict.limit) : String(verdict.limit)
+    const relation = verdict.kind === 'at-least' ? '>=' : verdict.kind === 'at-most' ? '<=' : '<'
+    const margin = verdict.unit === '/s' ? integer(Math.abs(verdict.margin)) : Math.abs(verdict.margin).toFixed(2)
+    out.push(`  ${verdict.pass ? 'PASS' : 'MISS'}  ${verdict.name}: ${value} ${verdict.unit} (target ${relation} ${limit} ${verdict.unit}; ` +
+      `${verdict.pass ? 'headroom' : 'short by'} ${margin} ${verdict.unit})`)
+  }
+  return out.join('\n')
+}

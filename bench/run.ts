@@ -1,0 +1,203 @@
+// `npm run bench`: builds the service, then measures the built server over loopback beside a bare
+// Fastify baseline measured in the same run, the paid path on the local chain, the replay store and
+// /registry. Prints tables and PASS/MISS per target; writes the same figures to bench/results/latest.json.
+// Processes: this one (load generator), the service, the baseline, the chain host, store workers.
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { request } from 'undici'
+import { startPriceApi, type PriceApi } from '../localnet/price-api/index.js'
+import { PROJECT_ROOT } from '../project.js'
+import { startChain, type BenchChain } from './chain.js'
+import { compareWithBaseline, type LoadShape, type LoadTarget } from './load.js'
+import { measurePaidCalls } from './paid-calls.js'
+import { startBaseline, startService, type BenchProcess } from './processes.js'
+import { measureRegistry } from './registry.js'
+import { formatReport, problemsOf, targetsOf, type BenchResult } from './report.js'
+import { runStore } from './store.js'
+
+const SHAPE: LoadShape = { connections: 10, duration: 5, pipelining: 1, rounds: 3, warmup: 2 }
+const LOG_LEVEL = 'warn'
+const MANIFEST_PATH = '/.well-known/agent.json'
+// analyze-token's check before the gate is local (the address must decode); fetch-price may look a symbol up.
+const CHALLENGE_PATH = '/api/analyze-token/So11111111111111111111111111111111111111112'
+// A known symbol needs no lookup, and with a long price cache the handler costs next to nothing.
+const PAID_PATH = '/api/fetch-price/SOL'
+const FETCH_PRICE = 50_000n
+const PAID_SEQUENTIAL = 1000
+const PAID_CONCURRENT = 3000
+const PAID_BLOCKS = 5
+const STORE_SECONDS = 5
+const REGISTRY_SIZES = [2000, 10_000]
+const WARM_READS = 500
+const RESULTS = join(PROJECT_ROOT, 'bench', 'results', 'latest.json')
+
+const began = performance.now()
+function progress (message: string): void {
+  process.stdout.write(`[${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${message}\n`)
+}
+
+function machine (loadAtStart: number): BenchResult['machine'] {
+  return {
+    cpus: cpus().length,
+    cpuModel: /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    loadAverage: { start: loadAtStart, end: loadavg()[0] }
+  }
+}
+
+async function bodyBytes (url: string, expectedStatus: number): Promise<number> {
+  const response = await request(url)
+  const text = await response.body.text()
+  if (response.statusCode !== expectedStatus) throw new Error(`${url} answered ${response.statusCode}, not ${expectedStatus}: ${text.slice(0, 300)}`)
+  return Buffer.byteLength(text)
+}
+
+const at = (process: BenchProcess, path: string): LoadTarget => ({ url: `${process.url}${path}`, pid: process.pid })
+
+/** What every section shares: the chain, the price stand-in, a scratch folder and the processes to stop at the end. */
+interface Bench {
+  chain: BenchChain
+  priceApi: PriceApi
+  scratch: string
+  startService: (database: string, overrides?: Record<string, string>) => Promise<BenchProcess>
+}
+
+async function stopAfter<T> (process: BenchProcess, work: (process: BenchProcess) => Promise<T>): Promise<T> {
+  try {
+    return await work(process)
+  } finally {
+    await process.stop()
+  }
+}
+
+/** Manifest and 402 challenge beside the baseline (and the manifest again with LOG_LEVEL=info). */
+async function measureHttp (bench: Bench, service: BenchProcess) {
+  const manifestBytes = await bodyBytes(`${service.url}${MANIFEST_PATH}`, 200)
+  const challengeBytes = await bodyBytes(`${service.url}${CHALLENGE_PATH}`, 402)
+  const baseline = await startBaseline({ '/manifest': manifestBytes, '/challenge': challengeBytes }, bench.scratch, join(bench.scratch, 'baseline.log'))
+  return await stopAfter(baseline, async () => {
+    progress(`GET ${MANIFEST_PATH} vs baseline`)
+    const manifest = { ...await compareWithBaseline(at(service, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE), bodyBytes: manifestBytes }
+    progress(`402 challenge GET ${CHALLENGE_PATH} vs baseline`)
+    const challenge = { ...await compareWithBaseline(at(service, CHALLENGE_PATH), at(baseline, '/challenge'), SHAPE), path: CHALLENGE_PATH, bodyBytes: challengeBytes }
+    progress(`GET ${MANIFEST_PATH} with LOG_LEVEL=info vs baseline`)
+    const manifestInfoLogging = await stopAfter(await bench.startService('service-info.db', { LOG_LEVEL: 'info' }), async infoService =>
+      await compareWithBaseline(at(infoService, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE))
+    return { manifest, challenge, manifestInfoLogging }
+  })
+}
+
+/** Paid calls with fresh proofs, one at a time and then concurrently, each beside getTransaction alone. */
+async function measurePaid (bench: Bench, service: BenchProcess): Promise<BenchResult['paid']> {
+  const { chain, priceApi } = bench
+  progress(`paid calls: preparing ${PAID_SEQUENTIAL + PAID_CONCURRENT + 1} payments on the chain`)
+  const started = performance.now()
+  const [priming, ...proofs] = await chain.pay(PAID_SEQUENTIAL + PAID_CONCURRENT + 1, FETCH_PRICE)
+  const prepareSeconds = (performance.now() - started) / 1000
+  // The first call fills the price cache; the measured ones then cost the handler a cache read.
+  const primed = await request(`${service.url}${PAID_PATH}`, { headers: { 'x-payment-signature': priming.signature, 'x-payment-wallet': priming.wallet } })
+  if (primed.statusCode !== 200) throw new Error(`the first paid call answered ${primed.statusCode}: ${await primed.body.text()}`)
+  await primed.body.dump()
+  const priceCalls = () => Object.values(priceApi.calls()).reduce((sum, n) => sum + n, 0)
+  const priceCallsBefore = priceCalls()
+
+  const options = { service, databasePath: join(bench.scratch, 'service.db'), chain, path: PAID_PATH, freePath: MANIFEST_PATH, blocks: PAID_BLOCKS }
+  progress(`paid calls: ${PAID_SEQUENTIAL} one at a time, alternating in ${PAID_BLOCKS} blocks with getTransaction alone and a free route`)
+  const sequential = await measurePaidCalls({ ...options, proofs: proofs.slice(0, PAID_SEQUENTIAL), concurrency: 1 })
+  progress(`paid calls: ${PAID_CONCURRENT} with ${SHAPE.connections} in flight, alternating likewise`)
+  const concurrent = await measurePaidCalls({ ...options, proofs: proofs.slice(PAID_SEQUENTIAL), concurrency: SHAPE.connections })
+  return {
+    path: PAID_PATH,
+    freePath: MANIFEST_PATH,
+    proofsPrepared: proofs.length + 1,
+    prepareSeconds,
+    sequential,
+    concurrent,
+    priceApiCalls: priceCalls() - priceCallsBefore
+  }
+}
+
+async function main (): Promise<void> {
+  const loadAtStart = loadavg()[0]
+  progress('building: npx tsc -p tsconfig.json')
+  execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: PROJECT_ROOT, stdio: 'inherit' })
+
+  const scratch = mkdtempSync(join(tmpdir(), 'token-merchant-bench-'))
+  let chain: BenchChain | undefined
+  let priceApi: PriceApi | undefined
+  let failed = true
+  try {
+    progress('starting the local chain (own process) and the price API stand-in')
+    chain = await startChain()
+    priceApi = await startPriceApi()
+    const env = { SOLANA_RPC_URL: chain.url, PAYMENT_MINT: chain.mint, PAYMENT_ADDRESS: chain.merchant, PRICE_API_URL: priceApi.url }
+    const bench: Bench = {
+      chain,
+      priceApi,
+      scratch,
+      startService: async (database, overrides = {}) => await startService({
+        ...env,
+        LOG_LEVEL,
+        SOLANA_NETWORK: 'localnet',
+        DATABASE_PATH: join(scratch, database),
+        PRICE_CACHE_TTL_MS: '3600000',
+        REGISTRY_REFRESH_SECONDS: '86400',
+        ...overrides
+      }, scratch, join(scratch, `${database}.log`))
+    }
+
+    progress(`replay store: ${STORE_SECONDS} s in one process, then ${STORE_SECONDS} s in two on one file`)
+    const store = {
+      oneProcess: await runStore(join(scratch, 'store-1.db'), 1, STORE_SECONDS),
+      twoProcesses: await runStore(join(scratch, 'store-2.db'), 2, STORE_SECONDS),
+      synchronous: 'NORMAL'
+    }
+
+    const { paid, warnings: serviceWarnings, ...http } = await stopAfter(await bench.startService('service.db'), async service => ({
+      ...await measureHttp(bench, service),
+      paid: await measurePaid(bench, service),
+      warnings: service.warnings()
+    }))
+    const { warnings: registryWarnings, ...registry } = await measureRegistry({
+      chain,
+      startService: async (database, registryAddress) => await bench.startService(database, { REGISTRY_ADDRESS: registryAddress }),
+      databasePath: name => join(scratch, name),
+      sizes: REGISTRY_SIZES,
+      warmReads: WARM_READS,
+      progress
+    })
+
+    const measured = {
+      generatedAt: new Date().toISOString(),
+      command: 'npm run bench',
+      machine: machine(loadAtStart),
+      load: { ...SHAPE, tool: `autocannon ${JSON.parse(readFileSync(join(PROJECT_ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version}` },
+      logLevel: LOG_LEVEL,
+      ...http,
+      paid,
+      store,
+      registry,
+      serviceWarnings: [...serviceWarnings, ...registryWarnings]
+    }
+    const result: BenchResult = { ...measured, problems: problemsOf(measured), targets: targetsOf(measured) }
+    mkdirSync(join(PROJECT_ROOT, 'bench', 'results'), { recursive: true })
+    writeFileSync(RESULTS, JSON.stringify(result, null, 2) + '\n')
+    process.stdout.write(`\n${formatReport(result)}\n\nFigures written to ${RESULTS}\n`)
+    failed = false
+  } finally {
+    await priceApi?.stop()
+    await chain?.stop()
+    if (failed) process.stderr.write(`logs and databases kept in ${scratch}\n`)
+    else rmSync(scratch, { recursive: true, force: true })
+  }
+  progress('done')
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`)
+  process.exitCode = 1
+})

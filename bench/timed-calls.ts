@@ -1,0 +1,45 @@
+// Calls the bench makes and times itself (fractional milliseconds, unlike autocannon's whole ones),
+// with the CPU time of the answering process and of this one around them.
+import type { Pool } from 'undici'
+import type { CallSample } from './figures.js'
+import { cpuSeconds, ownCpuSeconds } from './processes.js'
+
+/**
+ * Runs `task` once per item with `concurrency` in flight, timing each; `serverPid` is the process
+ * that answers (its CPU time is read before and after).
+ */
+export async function timeEach<T> (items: readonly T[], concurrency: number, serverPid: number, task: (item: T) => Promise<string>): Promise<CallSample> {
+  const serverCpu = cpuSeconds(serverPid)
+  const clientCpu = ownCpuSeconds()
+  const latencies: number[] = []
+  const statusCodes: Record<string, number> = {}
+  let next = 0
+  const started = performance.now()
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]
+      const begin = performance.now()
+      const outcome = await task(item).catch(() => 'errors')
+      latencies.push(performance.now() - begin)
+      statusCodes[outcome] = (statusCodes[outcome] ?? 0) + 1
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return {
+    latencies,
+    seconds: (performance.now() - started) / 1000,
+    statusCodes,
+    serverCpuSeconds: cpuSeconds(serverPid) - serverCpu,
+    clientCpuSeconds: ownCpuSeconds() - clientCpu
+  }
+}
+
+/**
+ * GET `path` through `pool`; the answer is read to its end (not decoded: turning a 2.7 MB body
+ * into a string would time this client, not the service) and its status returned.
+ */
+export async function getStatus (pool: Pool, path: string, headers: Record<string, string> = {}): Promise<string> {
+  const response = await pool.request({ path, method: 'GET', headers })
+  for await (const _chunk of response.body) { /* drained */ }
+  return String(response.statusCode)
+}
