@@ -86,11 +86,14 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
     return { ...state, fetchedAt: state.fetchedAt }
   }
 
+  function listing (fetchedAt: string, filters: AgentFilters): RegistryListingBody {
+    const agents = repository.listAgents(key, filters)
+    return { network: key.network, registry_address: key.registryAddress, agents, total: agents.length, fetched_at: fetchedAt }
+  }
+
   return {
     async list (filters: AgentFilters = {}): Promise<RegistryListingBody> {
-      const { fetchedAt } = await currentState()
-      const agents = repository.listAgents(key, filters)
-      return { network: key.network, registry_address: key.registryAddress, agents, total: agents.length, fetched_at: fetchedAt }
+      return listing((await currentState()).fetchedAt, filters)
     },
 
     /**
@@ -107,7 +110,8 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
       const cacheKey = `${filters.wallet ?? ''} ${filters.name?.toLowerCase() ?? ''}`
       let json = serialized.get(cacheKey)
       if (json === undefined) {
-        json = JSON.stringify(await this.list(filters))
+        // Built from the same state the version was read from, so text and version agree.
+        json = JSON.stringify(listing(state.fetchedAt, filters))
         if (serialized.size >= MAX_CACHED_LISTINGS) serialized.clear()
         serialized.set(cacheKey, json)
       }
