@@ -2,8 +2,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isAddress } from '@solana/kit'
-import { NETWORK_NAMES, NETWORKS, type NetworkName } from './plugins/app/solana/networks.js'
-import { resolveMerchantAddress } from './plugins/app/solana/merchant-keypair.js'
+import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks.js'
+import { resolveMerchantAddress } from './lib/solana/merchant-keypair.js'
 
 /**
  * The registry everyone on the defaults shares: a program-derived address of the memo program

@@ -7,7 +7,7 @@ import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSign
 import { registrationInstructions } from '../client/register.js'
 import { startLocalnet } from '../localnet/index.js'
 import { buildSignedTransaction } from '../localnet/tx-builder.js'
-import { buildRegistrationMemo } from '../plugins/app/registry/registration-memo.js'
+import { buildRegistrationMemo } from '../lib/registry/registration-memo.js'
 import type { ChainRequest, ChainSetup, Proof } from './chain.js'
 
 const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' as Address

@@ -14,7 +14,7 @@ import { loadConfig } from '../config.js'
 import { createAuditLog, type AuditEntry } from '../db/audit-log.js'
 import { openDatabase, type SqliteDatabase } from '../db/open-database.js'
 import { createReputationQueries } from '../db/reputation-queries.js'
-import { createReputation, WINDOW_MS } from '../plugins/app/reputation/reputation-report.js'
+import { createReputation, WINDOW_MS } from '../lib/reputation/reputation-report.js'
 import type { ReputationWindowName } from '../schemas/reputation.js'
 
 const ROWS = Number(process.argv[2] ?? 1_000_000)

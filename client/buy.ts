@@ -1,6 +1,6 @@
 import { createSolanaRpc, type TransactionSigner } from '@solana/kit'
-import { formatTokenAmount } from '../plugins/app/payment/catalog.js'
-import { PAYMENT_HEADERS } from '../plugins/app/payment/headers.js'
+import { formatTokenAmount } from '../lib/payment/catalog.js'
+import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
 import { deliverWithProof } from './delivery.js'
 import { getManifest } from './discovery.js'
 import type { Manifest, PaymentReceipt } from './documents.js'

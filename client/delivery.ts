@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { PAYMENT_HEADERS } from '../plugins/app/payment/headers.js'
+import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
 import { BuyerError, isBuyerError } from './errors.js'
 import { httpGet, serverError, type HttpAnswer, type HttpOptions } from './http.js'
 import type { OnStep } from './steps.js'

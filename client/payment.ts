@@ -35,8 +35,8 @@ import {
   TOKEN_2022_PROGRAM_ADDRESS,
   type Extension
 } from '@solana-program/token-2022'
-import { formatTokenAmount } from '../plugins/app/payment/catalog.js'
-import { isRpcUnavailable } from '../plugins/app/solana/rpc-errors.js'
+import { formatTokenAmount } from '../lib/payment/catalog.js'
+import { isRpcUnavailable } from '../lib/solana/rpc-errors.js'
 import type { PaymentRequirement } from './documents.js'
 import { BuyerError } from './errors.js'
 

@@ -26,8 +26,8 @@ import {
 } from '@solana/kit'
 import { getAddMemoInstruction } from '@solana-program/memo'
 import { getTransferSolInstruction } from '@solana-program/system'
-import { buildRegistrationMemo, InvalidRegistrationError } from '../plugins/app/registry/registration-memo.js'
-import { MEMO_V2_PROGRAM } from '../plugins/app/solana/networks.js'
+import { buildRegistrationMemo, InvalidRegistrationError } from '../lib/registry/registration-memo.js'
+import { MEMO_V2_PROGRAM } from '../lib/solana/networks.js'
 
 export type RegistrationRpc = Rpc<GetLatestBlockhashApi & SimulateTransactionApi & SendTransactionApi & GetSignatureStatusesApi & GetBlockHeightApi>
 type Commitment = 'confirmed' | 'finalized'

@@ -1,4 +1,4 @@
-import { formatTokenAmount } from '../plugins/app/payment/catalog.js'
+import { formatTokenAmount } from '../lib/payment/catalog.js'
 import {
   parseDocument,
   PaymentReceiptShape,

@@ -7,7 +7,7 @@ import type { RegisteredAgent, Reputation } from '../client/documents.js'
 import { registerAgent } from '../client/register.js'
 import type { BuyStep } from '../client/steps.js'
 import { DEFAULT_REGISTRY_ADDRESS } from '../config.js'
-import { formatTokenAmount } from '../plugins/app/payment/catalog.js'
+import { formatTokenAmount } from '../lib/payment/catalog.js'
 import { startDemoEnvironment, USDC_DECIMALS } from './environment.js'
 
 const AGENT_NAME = 'token-merchant'

@@ -5,7 +5,7 @@ import { address, type Address, type KeyPairSigner } from '@solana/kit'
 import { loadKeypairSigner } from '../client/keypair-file.js'
 import { startLocalnet, type Localnet } from '../localnet/index.js'
 import { startPriceApi, type PriceApi } from '../localnet/price-api/index.js'
-import { writeKeypairFile } from '../plugins/app/solana/merchant-keypair.js'
+import { writeKeypairFile } from '../lib/solana/merchant-keypair.js'
 import { startMerchantProcess, type MerchantProcess } from './merchant-process.js'
 
 /** The payment mint sits where devnet USDC lives, with its 6 decimals. */

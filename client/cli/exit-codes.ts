@@ -1,6 +1,6 @@
 import { isSolanaError } from '@solana/kit'
-import { InvalidRegistrationError } from '../../plugins/app/registry/registration-memo.js'
-import { isRpcUnavailable } from '../../plugins/app/solana/rpc-errors.js'
+import { InvalidRegistrationError } from '../../lib/registry/registration-memo.js'
+import { isRpcUnavailable } from '../../lib/solana/rpc-errors.js'
 import { BuyerError } from '../errors.js'
 import { RegistrationExpiredError, RegistrationFailedError } from '../register.js'
 

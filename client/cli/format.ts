@@ -1,4 +1,4 @@
-import { formatTokenAmount } from '../../plugins/app/payment/catalog.js'
+import { formatTokenAmount } from '../../lib/payment/catalog.js'
 import type { Manifest, RegistryListing, Reputation } from '../documents.js'
 import type { BuyStep } from '../steps.js'
 

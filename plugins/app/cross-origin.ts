@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { PAYMENT_HEADERS } from './payment/headers.js'
+import { PAYMENT_HEADERS } from '../../lib/payment/headers.js'
 
 /**
  * CORS open to every origin for GET, so browser agents can buy: the payment headers may be

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
-import { isAppError } from './app-error.js'
-import { loggableError } from './loggable-error.js'
+import { isAppError } from '../../lib/errors/app-error.js'
+import { loggableError } from '../../lib/errors/loggable-error.js'
 
 /** Stable codes for the errors Fastify and its plugins raise themselves. */
 const CODE_BY_STATUS: Record<number, string> = {

@@ -1,17 +1,17 @@
 import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseAsyncHookHandler, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { isAppError } from './app-error.js'
+import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody } from './error-handler.js'
-import { isPaidServiceName, PAID_SERVICES, type PaidServiceName } from './payment/catalog.js'
-import { PAYMENT_HEADERS } from './payment/headers.js'
-import { PaymentError, type PaymentRejection } from './payment/payment-error.js'
-import { createPaymentVerifier, type ClaimedPayment } from './payment/payment-verifier.js'
-import { readPaymentProof, type PaymentProof } from './payment/proof-headers.js'
-import { createRecipientAccount } from './payment/recipient-account.js'
-import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from './payment/requirements.js'
-import { publicBaseUrl } from './public-url.js'
-import { NETWORKS } from './solana/networks.js'
-import { rpcUnavailable } from './solana/rpc-errors.js'
+import { isPaidServiceName, PAID_SERVICES, type PaidServiceName } from '../../lib/payment/catalog.js'
+import { PAYMENT_HEADERS } from '../../lib/payment/headers.js'
+import { PaymentError, type PaymentRejection } from '../../lib/payment/payment-error.js'
+import { createPaymentVerifier, type ClaimedPayment } from '../../lib/payment/payment-verifier.js'
+import { readPaymentProof, type PaymentProof } from '../../lib/payment/proof-headers.js'
+import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
+import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from '../../lib/payment/requirements.js'
+import { publicBaseUrl } from '../../lib/http/public-url.js'
+import { NETWORKS } from '../../lib/solana/networks.js'
+import { rpcUnavailable } from '../../lib/solana/rpc-errors.js'
 
 interface PaymentInFlight extends ClaimedPayment {
   /** Set once the claim was redeemed or released; later hooks leave it alone. */
@@ -217,4 +217,4 @@ export default fp(async (fastify) => {
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})
-}, { name: 'payment', dependencies: ['config', 'store', 'solana-rpc'] })
+}, { name: 'payment', dependencies: ['config', 'store', 'solana'] })

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createPriceService } from './prices/price-service.js'
+import { createPriceService } from '../../lib/prices/price-service.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin'
-import { createRpcBatchClient } from './solana/rpc-batch.js'
-import { createRegistryRepository } from './registry/registry-repository.js'
-import { createRegistryScanner } from './registry/registry-scanner.js'
-import { createRegistryService } from './registry/registry-service.js'
+import { createRpcBatchClient } from '../../lib/solana/rpc-batch.js'
+import { createRegistryRepository } from '../../db/registry-repository.js'
+import { createRegistryScanner } from '../../lib/registry/registry-scanner.js'
+import { createRegistryService } from '../../lib/registry/registry-service.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,4 +40,4 @@ export default fp(async (fastify) => {
   })
   fastify.decorate('registry', registry)
   fastify.addHook('onClose', async () => registry.close())
-}, { name: 'registry', dependencies: ['config', 'solana-rpc', 'store'] })
+}, { name: 'registry', dependencies: ['config', 'solana', 'store'] })

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { createReputationQueries } from '../../db/reputation-queries.js'
-import { createReputation } from './reputation/reputation-report.js'
+import { createReputation } from '../../lib/reputation/reputation-report.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { createAuditLog } from '../../db/audit-log.js'
 import { openDatabase, type SqliteDatabase } from '../../db/open-database.js'
 import { createPaymentClaims } from '../../db/payment-claims.js'
-import { loggableError } from './loggable-error.js'
+import { loggableError } from '../../lib/errors/loggable-error.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
-import { AppError } from '../app/app-error.js'
+import { AppError } from '../../lib/errors/app-error.js'
 
 /** Off unless RATE_LIMIT_MAX is set; answers 429 in the common error shape with Retry-After. */
 export default fp(async (fastify) => {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { SERVICE_VERSION } from '../../project.js'
-import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS } from '../../plugins/app/payment/catalog.js'
-import { NETWORKS } from '../../plugins/app/solana/networks.js'
-import { publicBaseUrl } from '../../plugins/app/public-url.js'
+import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS } from '../../lib/payment/catalog.js'
+import { NETWORKS } from '../../lib/solana/networks.js'
+import { publicBaseUrl } from '../../lib/http/public-url.js'
 import { ref } from '../../schemas/ref.js'
 import { Manifest, type ManifestBody } from '../../schemas/manifest.js'
 

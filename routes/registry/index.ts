@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { MAX_AGENT_NAME_LENGTH } from '../../plugins/app/registry/registration-memo.js'
+import { MAX_AGENT_NAME_LENGTH } from '../../lib/registry/registration-memo.js'
 import { SolanaAddress } from '../../schemas/common.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { ref } from '../../schemas/ref.js'

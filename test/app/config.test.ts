@@ -3,8 +3,8 @@ import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { ConfigError, DEFAULT_REGISTRY_ADDRESS, loadConfig, REGISTRY_SEED } from '../../config.js'
-import { MEMO_V2_PROGRAM } from '../../plugins/app/solana/networks.js'
-import { readKeypairAddress, resolveMerchantAddress, writeKeypairFile } from '../../plugins/app/solana/merchant-keypair.js'
+import { MEMO_V2_PROGRAM } from '../../lib/solana/networks.js'
+import { readKeypairAddress, resolveMerchantAddress, writeKeypairFile } from '../../lib/solana/merchant-keypair.js'
 
 function problemsOf (env: Record<string, string>): string[] {
   try {

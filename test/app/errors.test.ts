@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { AppError } from '../../plugins/app/app-error.js'
+import { AppError } from '../../lib/errors/app-error.js'
 import { build } from '../helper.js'
 
 const ERROR_KEYS = ['code', 'error', 'message', 'requestId', 'statusCode']

@@ -10,7 +10,7 @@ import { run } from '../../client/cli/run.js'
 import { BuyerError, discover } from '../../client/index.js'
 import { startDemoEnvironment } from '../../demo/environment.js'
 import { PRICE_PATH } from '../../localnet/price-api/index.js'
-import { InvalidRegistrationError } from '../../plugins/app/registry/registration-memo.js'
+import { InvalidRegistrationError } from '../../lib/registry/registration-memo.js'
 import { PROJECT_ROOT } from '../../project.js'
 
 const LOADER = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href

@@ -6,8 +6,8 @@ import { loadKeypairSigner } from '../../client/keypair-file.js'
 import { registerAgent } from '../../client/register.js'
 import { DEFAULT_REGISTRY_ADDRESS } from '../../config.js'
 import { startLocalnet } from '../../localnet/index.js'
-import { generateKeypairBytes } from '../../plugins/app/solana/merchant-keypair.js'
-import { InvalidRegistrationError, MAX_AGENT_NAME_LENGTH, MAX_MANIFEST_URL_LENGTH } from '../../plugins/app/registry/registration-memo.js'
+import { generateKeypairBytes } from '../../lib/solana/merchant-keypair.js'
+import { InvalidRegistrationError, MAX_AGENT_NAME_LENGTH, MAX_MANIFEST_URL_LENGTH } from '../../lib/registry/registration-memo.js'
 
 const MANIFEST = 'https://agent.example/.well-known/agent.json'
 

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { address } from '@solana/kit'
-import { AppError } from '../../../plugins/app/app-error.js'
+import { AppError } from '../../../lib/errors/app-error.js'
 import { SolanaAddress } from '../../../schemas/common.js'
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
 import { ref } from '../../../schemas/ref.js'
 import { TokenAnalysis } from '../../../schemas/token-analysis.js'
-import { isBase58Address } from '../../../plugins/app/solana/base58.js'
+import { isBase58Address } from '../../../lib/solana/base58.js'
 
 const ADDRESS_PROBLEM = 'must be a base58-encoded 32-byte Solana address'
 

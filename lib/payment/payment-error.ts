@@ -1,0 +1,27 @@
+import { AppError } from '../errors/app-error.js'
+
+/** Codes a buyer can act on; every one answers with the payment requirements again. */
+export type PaymentErrorCode =
+  | 'PAYMENT_REQUIRED'
+  | 'INVALID_PAYMENT_HEADER'
+  | 'PAYMENT_NOT_FOUND'
+  | 'PAYMENT_FAILED'
+  | 'PAYER_MISMATCH'
+  | 'AMOUNT_TOO_LOW'
+  | 'PAYMENT_EXPIRED'
+  | 'PAYMENT_ALREADY_USED'
+  | 'PAYMENT_IN_PROGRESS'
+
+export interface PaymentRejection {
+  code: PaymentErrorCode
+  message: string
+  details?: Record<string, unknown>
+}
+
+/** A failed payment check, carried to the gate, which renders it as a 402 (or 409) challenge. */
+export class PaymentError extends AppError {
+  constructor (readonly rejection: PaymentRejection, statusCode = 402, headers?: Record<string, string>) {
+    super(statusCode, rejection.code, rejection.message, { details: rejection.details, headers })
+    this.name = 'PaymentError'
+  }
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Signature } from '@solana/kit'
+import type { PaymentClaims } from '../../db/payment-claims.js'
+import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
+import type { SolanaRpc } from '../solana/rpc-client.js'
+import type { PaidServiceName, PaidService } from './catalog.js'
+import { PaymentError } from './payment-error.js'
+import type { PaymentProof } from './proof-headers.js'
+import { checkPaymentTransaction, type PaymentTransaction } from './verify-transaction.js'
+
+export interface ClaimedPayment {
+  signature: string
+  payer: string
+  paid: bigint
+  claimId: string
+  service: PaidServiceName
+}
+
+export interface VerifierOptions {
+  rpc: SolanaRpc
+  claims: PaymentClaims
+  /** Resolves once the RPC is known to serve the configured cluster; throws otherwise. */
+  ensureNetwork: () => Promise<void>
+  payTo: string
+  mint: string
+  commitment: 'confirmed' | 'finalized'
+  maxAgeSeconds: number
+  leaseMs: number
+  notFoundWaitMs: number
+}
+
+const NOT_FOUND_POLL_MS = 400
+const IN_PROGRESS_RETRY_SECONDS = '1'
+
+/**
+ * Turns a proof into a claimed payment, or a PaymentError saying what is wrong. One
+ * getTransaction decides the payment; one atomic store operation decides who may use it.
+ */
+export function createPaymentVerifier (options: VerifierOptions) {
+  const { rpc, claims } = options
+
+  async function fetchTransaction (signature: string): Promise<PaymentTransaction | null> {
+    const deadline = Date.now() + options.notFoundWaitMs
+    for (;;) {
+      const tx = await rpc.getTransaction(signature as Signature, {
+        encoding: 'json',
+        maxSupportedTransactionVersion: 0,
+        commitment: options.commitment
+      }).send() as PaymentTransaction | null
+      if (tx !== null || Date.now() + NOT_FOUND_POLL_MS > deadline) return tx
+      await sleep(NOT_FOUND_POLL_MS)
+    }
+  }
+
+  function alreadyUsed (): PaymentError {
+    return new PaymentError({ code: 'PAYMENT_ALREADY_USED', message: 'This payment has already bought a delivery; pay again for another' })
+  }
+
+  return {
+    async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, resource: string):
+      Promise<ClaimedPayment> {
+      // A spent proof is refused without asking the chain.
+      if (claims.status(proof.signature) === 'redeemed') throw alreadyUsed()
+
+      let tx: PaymentTransaction | null
+      try {
+        await options.ensureNetwork()
+        tx = await fetchTransaction(proof.signature)
+      } catch (error) {
+        if (isRpcUnavailable(error)) throw rpcUnavailable(error)
+        throw error
+      }
+      if (tx === null) {
+        throw new PaymentError({
+          code: 'PAYMENT_NOT_FOUND',
+          message: `No ${options.commitment} transaction with this signature; if it was just sent, retry in a few seconds`
+        })
+      }
+
+      const check = checkPaymentTransaction(tx, {
+        payer: proof.wallet,
+        payTo: options.payTo,
+        mint: options.mint,
+        price: service.price,
+        maxAgeSeconds: options.maxAgeSeconds,
+        nowSeconds: Math.floor(Date.now() / 1000)
+      })
+      if (!check.ok) throw new PaymentError(check.rejection)
+
+      const claimId = randomUUID()
+      const claim = claims.claim({
+        signature: proof.signature,
+        claimId,
+        service: serviceName,
+        payer: proof.wallet,
+        amount: check.paid,
+        resource,
+        leaseMs: options.leaseMs
+      })
+      if (!claim.claimed) {
+        if (claim.status === 'redeemed') throw alreadyUsed()
+        throw new PaymentError(
+          { code: 'PAYMENT_IN_PROGRESS', message: 'Another request is being served with this payment right now; if it fails, retry with the same proof' },
+          409,
+          { 'retry-after': IN_PROGRESS_RETRY_SECONDS }
+        )
+      }
+      return { signature: proof.signature, payer: proof.wallet, paid: check.paid, claimId, service: serviceName }
+    }
+  }
+}
+
+export type PaymentVerifier = ReturnType<typeof createPaymentVerifier>

@@ -1,0 +1,36 @@
+import type { TokenIssuerBody } from '../../schemas/token-analysis.js'
+
+/**
+ * Centrally issued stablecoins, by mint address. Not a whitelist: their mint and freeze powers are
+ * still reported (with the lower `issuerWeight` of the risk table), the issuer is named and the
+ * trust assumption is spelled out. Only mints confirmed in ../shared/docs are listed (USDC also by
+ * Circle's own skills repo, rpc.md section 6); USDG, USD1 and EURC are left out until confirmed,
+ * since naming the wrong mint as a stablecoin would be worse than naming none.
+ */
+const ISSUERS: Record<string, TokenIssuerBody> = {
+  EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: {
+    name: 'Circle',
+    asset: 'USDC',
+    trust_assumption: 'USDC keeps its dollar value only as long as Circle redeems it from its reserves, and its on-chain powers (listed in authorities and risks) are used under Circle\'s own policies, for example freezes to comply with sanctions.'
+  },
+  // Circle's devnet USDC: an address is controlled by the same key on every cluster.
+  '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU': {
+    name: 'Circle',
+    asset: 'USDC (devnet)',
+    trust_assumption: 'Devnet USDC is a test token without value; its on-chain powers (listed in authorities and risks) are Circle\'s.'
+  },
+  Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB: {
+    name: 'Tether',
+    asset: 'USDT',
+    trust_assumption: 'USDT keeps its dollar value only as long as Tether redeems it from its reserves, and its on-chain powers (listed in authorities and risks) are used under Tether\'s own policies.'
+  },
+  '2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo': {
+    name: 'Paxos (for PayPal)',
+    asset: 'PYUSD',
+    trust_assumption: 'PYUSD keeps its dollar value only as long as Paxos redeems it from its reserves, and its on-chain powers (listed in authorities and risks) are used under Paxos\'s own regulated policies.'
+  }
+}
+
+export function knownIssuer (mint: string): TokenIssuerBody | undefined {
+  return ISSUERS[mint]
+}
