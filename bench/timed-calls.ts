@@ -40,6 +40,6 @@ export async function timeEach<T> (items: readonly T[], concurrency: number, ser
  */
 export async function getStatus (pool: Pool, path: string, headers: Record<string, string> = {}): Promise<string> {
   const response = await pool.request({ path, method: 'GET', headers })
-  for await (const _chunk of response.body) { /* drained */ }
+  await response.body.dump()
   return String(response.statusCode)
 }

@@ -40,7 +40,7 @@ function findService (manifest: Manifest, url: string): ManifestService | undefi
  * to pay in base units and the service it buys; throws before anything is paid.
  */
 export function checkRequirement (requirement: PaymentRequirement, manifest: Manifest, url: string, maxPrice?: bigint):
-  { price: bigint, service: ManifestService } {
+{ price: bigint, service: ManifestService } {
   const service = findService(manifest, url)
   const price = BigInt(requirement.maxAmountRequired)
   const problems: string[] = []

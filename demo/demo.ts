@@ -67,7 +67,7 @@ export async function runDemo ({ log, signal }: { log: (line: string) => void, s
   log('token-merchant demo: a buyer pays a merchant per request over x402, all on this machine (no network).')
   log('\n1. Start the local Solana chain, the local price stand-in and the merchant process')
   const env = await startDemoEnvironment()
-  const stopOnAbort = () => { void env.stop() }
+  const stopOnAbort = () => { env.stop().catch(() => {}) }
   signal?.addEventListener('abort', stopOnAbort, { once: true })
   try {
     signal?.throwIfAborted()

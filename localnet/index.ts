@@ -11,26 +11,26 @@ import {
   type Signature,
   type SolanaRpcApi,
   type TransactionSigner,
-} from '@solana/kit';
-import { Chain } from './chain.js';
-import { Faucet } from './faucet.js';
-import { RpcServer, type FailureBehaviour } from './rpc-server.js';
-import { rpcMethods } from './methods/index.js';
-import { buildSignedTransaction } from './tx-builder.js';
-import { parseWireTransaction } from './encoding/wire-transaction.js';
-import { describeTransactionError, type UiTransactionError } from './encoding/transaction-error.js';
-import { TokenSetup, type CreateMintOptions } from './token-setup.js';
-import type { ClockMode } from './clock.js';
+} from '@solana/kit'
+import { Chain } from './chain.js'
+import { Faucet } from './faucet.js'
+import { RpcServer, type FailureBehaviour } from './rpc-server.js'
+import { rpcMethods } from './methods/index.js'
+import { buildSignedTransaction } from './tx-builder.js'
+import { parseWireTransaction } from './encoding/wire-transaction.js'
+import { describeTransactionError, type UiTransactionError } from './encoding/transaction-error.js'
+import { TokenSetup, type CreateMintOptions } from './token-setup.js'
+import type { ClockMode } from './clock.js'
 
-export type { CreateMintOptions, MintExtensionsOptions } from './token-setup.js';
-export type { FailureBehaviour } from './rpc-server.js';
-export type { ClockMode } from './clock.js';
-export { LOCALNET_GENESIS_HASH } from './chain.js';
-export { MEMO_V1_PROGRAM, MEMO_V3_PROGRAM, MEMO_P_PROGRAM } from './memo-programs.js';
+export type { CreateMintOptions, MintExtensionsOptions } from './token-setup.js'
+export type { FailureBehaviour } from './rpc-server.js'
+export type { ClockMode } from './clock.js'
+export { LOCALNET_GENESIS_HASH } from './chain.js'
+export { MEMO_V1_PROGRAM, MEMO_V3_PROGRAM, MEMO_P_PROGRAM } from './memo-programs.js'
 
-export const DEFAULT_WALLET_LAMPORTS = 10_000_000_000n;
+export const DEFAULT_WALLET_LAMPORTS = 10_000_000_000n
 /** Payer and default mint authority of setup transactions. */
-const AUTHORITY_LAMPORTS = 1_000_000n * 1_000_000_000n;
+const AUTHORITY_LAMPORTS = 1_000_000n * 1_000_000_000n
 
 export interface StartLocalnetOptions {
   /** 0 (default) picks a free port */
@@ -75,40 +75,40 @@ export interface Localnet {
 
 /** A setup transaction that did not succeed. */
 export class LocalnetTransactionError extends Error {
-  constructor(
+  constructor (
     readonly signature: string,
     readonly err: UiTransactionError,
-    readonly logs: string[],
+    readonly logs: string[]
   ) {
-    super(`localnet transaction ${signature} failed: ${describeTransactionError(err, logs)}\n${logs.join('\n')}`);
+    super(`localnet transaction ${signature} failed: ${describeTransactionError(err, logs)}\n${logs.join('\n')}`)
   }
 }
 
-export async function startLocalnet(options: StartLocalnetOptions = {}): Promise<Localnet> {
-  const chain = await Chain.create({ startTime: options.startTime, clockMode: options.clock });
-  const faucet = await Faucet.create(chain);
-  const authority = await generateKeyPairSigner();
-  const funding = await faucet.airdrop(authority.address, AUTHORITY_LAMPORTS);
-  if (funding.report.err) throw new Error(`localnet: funding the setup authority failed: ${JSON.stringify(funding.report.err)}`);
+export async function startLocalnet (options: StartLocalnetOptions = {}): Promise<Localnet> {
+  const chain = await Chain.create({ startTime: options.startTime, clockMode: options.clock })
+  const faucet = await Faucet.create(chain)
+  const authority = await generateKeyPairSigner()
+  const funding = await faucet.airdrop(authority.address, AUTHORITY_LAMPORTS)
+  if (funding.report.err) throw new Error(`localnet: funding the setup authority failed: ${JSON.stringify(funding.report.err)}`)
 
   /** In-process: sign with kit, land it on the chain (not through HTTP, so RPC stats stay the service's own). */
   const execute = async (instructions: Instruction[], signers: TransactionSigner[]): Promise<string> => {
-    const bytes = await buildSignedTransaction(instructions, { feePayer: authority, signers, lifetime: chain.latestBlockhash() });
-    const { report } = chain.submit(parseWireTransaction(bytes));
-    if (report.err !== null) throw new LocalnetTransactionError(report.signature, report.err, report.logs);
-    return report.signature;
-  };
-  const tokens = new TokenSetup({ chain, payer: authority, execute });
+    const bytes = await buildSignedTransaction(instructions, { feePayer: authority, signers, lifetime: chain.latestBlockhash() })
+    const { report } = chain.submit(parseWireTransaction(bytes))
+    if (report.err !== null) throw new LocalnetTransactionError(report.signature, report.err, report.logs)
+    return report.signature
+  }
+  const tokens = new TokenSetup({ chain, payer: authority, execute })
 
-  const server = new RpcServer(rpcMethods, { chain, faucet });
-  const host = options.host ?? '127.0.0.1';
-  const url = await server.listen(options.port ?? 0, host);
-  const rpc = createSolanaRpc(url);
+  const server = new RpcServer(rpcMethods, { chain, faucet })
+  const host = options.host ?? '127.0.0.1'
+  const url = await server.listen(options.port ?? 0, host)
+  const rpc = createSolanaRpc(url)
 
   const airdrop = async (address: Address, lamports: bigint): Promise<void> => {
-    const { report } = await faucet.airdrop(address, lamports);
-    if (report.err !== null) throw new LocalnetTransactionError(report.signature, report.err, report.logs);
-  };
+    const { report } = await faucet.airdrop(address, lamports)
+    if (report.err !== null) throw new LocalnetTransactionError(report.signature, report.err, report.logs)
+  }
 
   return {
     url,
@@ -116,23 +116,23 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
     authority,
     stop: () => server.close(),
     createMint: (mintOptions) => tokens.createMint(mintOptions),
-    async createWallet(lamports = DEFAULT_WALLET_LAMPORTS) {
-      const wallet = await generateKeyPairSigner();
-      if (lamports > 0n) await airdrop(wallet.address, lamports);
-      return wallet;
+    async createWallet (lamports = DEFAULT_WALLET_LAMPORTS) {
+      const wallet = await generateKeyPairSigner()
+      if (lamports > 0n) await airdrop(wallet.address, lamports)
+      return wallet
     },
     airdrop,
     mintTo: (mint, owner, amount) => tokens.mintTo(mint, owner, amount),
     createAta: (mint, owner) => tokens.createAta(mint, owner),
-    async sendInstructions(instructions, signers, sendOptions = {}) {
-      const feePayer = sendOptions.feePayer ?? signers[0];
-      if (!feePayer) throw new Error('sendInstructions: give a feePayer or at least one signer');
-      const { value: lifetime } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-      const bytes = await buildSignedTransaction(instructions, { feePayer, signers, version: sendOptions.version ?? 0, lifetime });
-      const wire = Buffer.from(bytes).toString('base64') as Base64EncodedWireTransaction;
+    async sendInstructions (instructions, signers, sendOptions = {}) {
+      const feePayer = sendOptions.feePayer ?? signers[0]
+      if (!feePayer) throw new Error('sendInstructions: give a feePayer or at least one signer')
+      const { value: lifetime } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()
+      const bytes = await buildSignedTransaction(instructions, { feePayer, signers, version: sendOptions.version ?? 0, lifetime })
+      const wire = Buffer.from(bytes).toString('base64') as Base64EncodedWireTransaction
       return rpc
         .sendTransaction(wire, { encoding: 'base64', skipPreflight: sendOptions.skipPreflight ?? false, preflightCommitment: 'confirmed' })
-        .send();
+        .send()
     },
     advanceClock: (seconds) => chain.clock.advance(seconds),
     now: () => chain.clock.now(),
@@ -143,5 +143,5 @@ export async function startLocalnet(options: StartLocalnetOptions = {}): Promise
     resetStats: () => server.resetStats(),
     failMethod: (method, behaviour) => server.failMethod(method, behaviour),
     setLatency: (ms) => server.setLatency(ms),
-  };
+  }
 }

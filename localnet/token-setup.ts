@@ -2,8 +2,8 @@
 // USDC) are written directly, since nobody holds those keys; everything else is a real transaction
 // built with the @solana-program clients. The base SPL instructions are identical in both token
 // programs, so the Token-2022 client is used for both with the program address passed explicitly.
-import { generateKeyPairSigner, none, some, type Address, type Instruction, type TransactionSigner } from '@solana/kit';
-import { getCreateAccountInstruction } from '@solana-program/system';
+import { generateKeyPairSigner, none, some, type Address, type Instruction, type TransactionSigner } from '@solana/kit'
+import { getCreateAccountInstruction } from '@solana-program/system'
 import {
   AccountState,
   AuthorityType,
@@ -19,9 +19,9 @@ import {
   getSetAuthorityInstruction,
   getUpdateTokenMetadataUpdateAuthorityInstruction,
   type ExtensionArgs,
-} from '@solana-program/token-2022';
-import type { Chain } from './chain.js';
-import { readMint, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './encoding/token-layout.js';
+} from '@solana-program/token-2022'
+import type { Chain } from './chain.js'
+import { readMint, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './encoding/token-layout.js'
 
 export interface MintExtensionsOptions {
   transferFee?: { basisPoints: number; maximumFee: bigint };
@@ -55,69 +55,69 @@ export interface SetupDriver {
 
 export class TokenSetup {
   /** mint -> signer able to mint it, for mintTo */
-  private readonly mintSigners = new Map<string, TransactionSigner>();
+  private readonly mintSigners = new Map<string, TransactionSigner>()
 
-  constructor(private readonly driver: SetupDriver) {}
+  constructor (private readonly driver: SetupDriver) {}
 
-  async createMint(options: CreateMintOptions): Promise<Address> {
-    const programId = (options.program === 'token-2022' ? TOKEN_2022_PROGRAM : TOKEN_PROGRAM) as Address;
+  async createMint (options: CreateMintOptions): Promise<Address> {
+    const programId = (options.program === 'token-2022' ? TOKEN_2022_PROGRAM : TOKEN_PROGRAM) as Address
     if (options.extensions && Object.keys(options.extensions).length > 0 && programId !== TOKEN_2022_PROGRAM) {
-      throw new Error('createMint: extensions need program "token-2022" (classic SPL Token mints have none; Metaplex metadata is not supported)');
+      throw new Error('createMint: extensions need program "token-2022" (classic SPL Token mints have none; Metaplex metadata is not supported)')
     }
-    const requested = options.mintAuthority === undefined ? this.driver.payer : options.mintAuthority;
+    const requested = options.mintAuthority === undefined ? this.driver.payer : options.mintAuthority
     // With `null` we still need someone to set the mint up; the authority is revoked at the end.
-    const setupAuthority: TransactionSigner | Address = requested === null ? this.driver.payer : requested;
-    const setupAddress = typeof setupAuthority === 'string' ? setupAuthority : setupAuthority.address;
+    const setupAuthority: TransactionSigner | Address = requested === null ? this.driver.payer : requested
+    const setupAddress = typeof setupAuthority === 'string' ? setupAuthority : setupAuthority.address
 
     const mint = options.address
       ? this.writeMintAt(options.address, programId, options, requested === null ? null : setupAddress)
-      : await this.createMintByTransaction(programId, options, setupAuthority);
+      : await this.createMintByTransaction(programId, options, setupAuthority)
 
-    if (requested !== null && typeof setupAuthority !== 'string') this.mintSigners.set(mint, setupAuthority);
+    if (requested !== null && typeof setupAuthority !== 'string') this.mintSigners.set(mint, setupAuthority)
     if (requested === null && !options.address) {
       await this.driver.execute(
         [getSetAuthorityInstruction({ owned: mint, owner: this.driver.payer, authorityType: AuthorityType.MintTokens, newAuthority: none() }, { programAddress: programId })],
-        [this.driver.payer],
-      );
+        [this.driver.payer]
+      )
     }
-    return mint;
+    return mint
   }
 
-  async createAta(mint: Address, owner: Address): Promise<Address> {
-    const tokenProgram = this.mintProgram(mint);
-    const [ata] = await findAssociatedTokenPda({ mint, owner, tokenProgram });
-    if (this.driver.chain.getAccount(ata)) return ata;
+  async createAta (mint: Address, owner: Address): Promise<Address> {
+    const tokenProgram = this.mintProgram(mint)
+    const [ata] = await findAssociatedTokenPda({ mint, owner, tokenProgram })
+    if (this.driver.chain.getAccount(ata)) return ata
     await this.driver.execute(
       [getCreateAssociatedTokenIdempotentInstruction({ payer: this.driver.payer, ata, owner, mint, tokenProgram })],
-      [this.driver.payer],
-    );
-    return ata;
+      [this.driver.payer]
+    )
+    return ata
   }
 
-  async mintTo(mint: Address, owner: Address, amount: bigint): Promise<Address> {
-    const signer = this.mintSigners.get(mint);
-    if (!signer) throw new Error(`mintTo: the localnet holds no signer for the mint authority of ${mint}`);
-    const programAddress = this.mintProgram(mint);
-    const decimals = readMint(this.driver.chain.getAccount(mint)!.data)!.decimals;
-    const ata = await this.createAta(mint, owner);
-    await this.driver.execute([getMintToCheckedInstruction({ mint, token: ata, mintAuthority: signer, amount, decimals }, { programAddress })], [signer]);
-    return ata;
+  async mintTo (mint: Address, owner: Address, amount: bigint): Promise<Address> {
+    const signer = this.mintSigners.get(mint)
+    if (!signer) throw new Error(`mintTo: the localnet holds no signer for the mint authority of ${mint}`)
+    const programAddress = this.mintProgram(mint)
+    const decimals = readMint(this.driver.chain.getAccount(mint)!.data)!.decimals
+    const ata = await this.createAta(mint, owner)
+    await this.driver.execute([getMintToCheckedInstruction({ mint, token: ata, mintAuthority: signer, amount, decimals }, { programAddress })], [signer])
+    return ata
   }
 
-  private mintProgram(mint: Address): Address {
-    const account = this.driver.chain.getAccount(mint);
-    if (!account || !readMint(account.data)) throw new Error(`${mint} is not a mint on this localnet`);
-    return account.owner;
+  private mintProgram (mint: Address): Address {
+    const account = this.driver.chain.getAccount(mint)
+    if (!account || !readMint(account.data)) throw new Error(`${mint} is not a mint on this localnet`)
+    return account.owner
   }
 
   /** Genesis-style write, like a validator started with a cloned account. */
-  private writeMintAt(
+  private writeMintAt (
     address: Address,
     programId: Address,
     options: CreateMintOptions,
-    mintAuthority: Address | null,
+    mintAuthority: Address | null
   ): Address {
-    const extensions = buildExtensions(options.extensions, mintAuthority ?? this.driver.payer.address, address, 'final');
+    const extensions = buildExtensions(options.extensions, mintAuthority ?? this.driver.payer.address, address, 'final')
     const data = Uint8Array.from(
       getMintEncoder().encode({
         mintAuthority: mintAuthority ? some(mintAuthority) : none(),
@@ -126,26 +126,26 @@ export class TokenSetup {
         isInitialized: true,
         freezeAuthority: options.freezeAuthority ? some(options.freezeAuthority) : none(),
         extensions: programId === TOKEN_2022_PROGRAM && extensions.length > 0 ? some(extensions) : none(),
-      }),
-    );
-    const chain = this.driver.chain;
-    chain.engine.setAccount(address, { lamports: chain.engine.minimumBalanceForRentExemption(data.length), data, owner: programId, executable: false });
-    return address;
+      })
+    )
+    const chain = this.driver.chain
+    chain.engine.setAccount(address, { lamports: chain.engine.minimumBalanceForRentExemption(data.length), data, owner: programId, executable: false })
+    return address
   }
 
-  private async createMintByTransaction(
+  private async createMintByTransaction (
     programId: Address,
     options: CreateMintOptions,
-    authority: TransactionSigner | Address,
+    authority: TransactionSigner | Address
   ): Promise<Address> {
-    const mintSigner = await generateKeyPairSigner();
-    const mint = mintSigner.address;
-    const withMint = buildExtensions(options.extensions, typeof authority === 'string' ? authority : authority.address, mint, 'initial');
+    const mintSigner = await generateKeyPairSigner()
+    const mint = mintSigner.address
+    const withMint = buildExtensions(options.extensions, typeof authority === 'string' ? authority : authority.address, mint, 'initial')
     // getMintSize([]) already counts the Token-2022 extension header; a mint without extensions is 82 bytes
-    const sizeOf = (list: ExtensionArgs[]) => (list.length > 0 ? getMintSize(list) : getMintSize());
-    const initialSpace = sizeOf(withMint.filter((e) => e.__kind !== 'TokenMetadata'));
-    const fullSpace = sizeOf(withMint);
-    const payer = this.driver.payer;
+    const sizeOf = (list: ExtensionArgs[]) => (list.length > 0 ? getMintSize(list) : getMintSize())
+    const initialSpace = sizeOf(withMint.filter((e) => e.__kind !== 'TokenMetadata'))
+    const fullSpace = sizeOf(withMint)
+    const payer = this.driver.payer
     const create: Instruction[] = [
       getCreateAccountInstruction({
         payer,
@@ -162,21 +162,21 @@ export class TokenSetup {
           mintAuthority: typeof authority === 'string' ? authority : authority.address,
           freezeAuthority: options.freezeAuthority ? some(options.freezeAuthority) : none(),
         },
-        { programAddress: programId },
+        { programAddress: programId }
       ),
-    ];
-    await this.driver.execute(create, [payer, mintSigner]);
+    ]
+    await this.driver.execute(create, [payer, mintSigner])
 
-    const metadata = options.extensions?.metadata;
+    const metadata = options.extensions?.metadata
     if (metadata) {
-      if (typeof authority === 'string') throw new Error('createMint: token metadata needs the mint authority as a signer');
-      const post = getPostInitializeInstructionsForMintExtensions(mint, authority, withMint);
+      if (typeof authority === 'string') throw new Error('createMint: token metadata needs the mint authority as a signer')
+      const post = getPostInitializeInstructionsForMintExtensions(mint, authority, withMint)
       if (metadata.updateAuthority === null) {
-        post.push(getUpdateTokenMetadataUpdateAuthorityInstruction({ metadata: mint, updateAuthority: authority, newUpdateAuthority: none() }));
+        post.push(getUpdateTokenMetadataUpdateAuthorityInstruction({ metadata: mint, updateAuthority: authority, newUpdateAuthority: none() }))
       }
-      await this.driver.execute(post, [payer, authority]);
+      await this.driver.execute(post, [payer, authority])
     }
-    return mint;
+    return mint
   }
 }
 
@@ -185,11 +185,11 @@ export class TokenSetup {
  * instructions take (a metadata update authority must exist then; a wanted `null` is revoked after),
  * 'final' is the end state, written as-is for mints at fixed addresses.
  */
-function buildExtensions(options: MintExtensionsOptions | undefined, authority: Address, mint: Address, stage: 'initial' | 'final'): ExtensionArgs[] {
-  if (!options) return [];
-  const list: ExtensionArgs[] = [];
+function buildExtensions (options: MintExtensionsOptions | undefined, authority: Address, mint: Address, stage: 'initial' | 'final'): ExtensionArgs[] {
+  if (!options) return []
+  const list: ExtensionArgs[] = []
   if (options.transferFee) {
-    const fee = { epoch: 0n, maximumFee: options.transferFee.maximumFee, transferFeeBasisPoints: options.transferFee.basisPoints };
+    const fee = { epoch: 0n, maximumFee: options.transferFee.maximumFee, transferFeeBasisPoints: options.transferFee.basisPoints }
     list.push(
       extension('TransferFeeConfig', {
         transferFeeConfigAuthority: authority,
@@ -197,21 +197,21 @@ function buildExtensions(options: MintExtensionsOptions | undefined, authority: 
         withheldAmount: 0n,
         olderTransferFee: fee,
         newerTransferFee: fee,
-      }),
-    );
+      })
+    )
   }
-  if (options.mintCloseAuthority) list.push(extension('MintCloseAuthority', { closeAuthority: options.mintCloseAuthority }));
+  if (options.mintCloseAuthority) list.push(extension('MintCloseAuthority', { closeAuthority: options.mintCloseAuthority }))
   if (options.defaultAccountState) {
-    list.push(extension('DefaultAccountState', { state: options.defaultAccountState === 'frozen' ? AccountState.Frozen : AccountState.Initialized }));
+    list.push(extension('DefaultAccountState', { state: options.defaultAccountState === 'frozen' ? AccountState.Frozen : AccountState.Initialized }))
   }
-  if (options.nonTransferable) list.push(extension('NonTransferable', {}));
-  if (options.permanentDelegate) list.push(extension('PermanentDelegate', { delegate: options.permanentDelegate }));
-  if (options.transferHook) list.push(extension('TransferHook', { authority, programId: options.transferHook }));
-  if (options.pausable) list.push(extension('PausableConfig', { authority: some(options.pausable), paused: false }));
+  if (options.nonTransferable) list.push(extension('NonTransferable', {}))
+  if (options.permanentDelegate) list.push(extension('PermanentDelegate', { delegate: options.permanentDelegate }))
+  if (options.transferHook) list.push(extension('TransferHook', { authority, programId: options.transferHook }))
+  if (options.pausable) list.push(extension('PausableConfig', { authority: some(options.pausable), paused: false }))
   if (options.metadata) {
-    const { name, symbol, uri, updateAuthority } = options.metadata;
-    list.push(extension('MetadataPointer', { authority: some(authority), metadataAddress: some(mint) }));
-    const metadataAuthority = updateAuthority ?? (stage === 'initial' ? authority : null);
+    const { name, symbol, uri, updateAuthority } = options.metadata
+    list.push(extension('MetadataPointer', { authority: some(authority), metadataAddress: some(mint) }))
+    const metadataAuthority = updateAuthority ?? (stage === 'initial' ? authority : null)
     list.push(
       extension('TokenMetadata', {
         updateAuthority: metadataAuthority ? some(metadataAuthority) : none(),
@@ -220,8 +220,8 @@ function buildExtensions(options: MintExtensionsOptions | undefined, authority: 
         symbol,
         uri,
         additionalMetadata: new Map(),
-      }),
-    );
+      })
+    )
   }
-  return list;
+  return list
 }

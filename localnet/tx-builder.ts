@@ -11,7 +11,7 @@ import {
   type Blockhash,
   type Instruction,
   type TransactionSigner,
-} from '@solana/kit';
+} from '@solana/kit'
 
 export interface BuildOptions {
   feePayer: TransactionSigner;
@@ -20,18 +20,18 @@ export interface BuildOptions {
   lifetime: { blockhash: string; lastValidBlockHeight: number | bigint };
 }
 
-export async function buildSignedTransaction(instructions: readonly Instruction[], options: BuildOptions): Promise<Uint8Array> {
+export async function buildSignedTransaction (instructions: readonly Instruction[], options: BuildOptions): Promise<Uint8Array> {
   const message = pipe(
     createTransactionMessage({ version: options.version ?? 0 }),
     (m) => setTransactionMessageFeePayerSigner(options.feePayer, m),
     (m) =>
       setTransactionMessageLifetimeUsingBlockhash(
         { blockhash: options.lifetime.blockhash as Blockhash, lastValidBlockHeight: BigInt(options.lifetime.lastValidBlockHeight) },
-        m,
+        m
       ),
     (m) => appendTransactionMessageInstructions(instructions, m),
-    (m) => addSignersToTransactionMessage(options.signers ?? [], m),
-  );
-  const signed = await signTransactionMessageWithSigners(message);
-  return Uint8Array.from(getTransactionEncoder().encode(signed));
+    (m) => addSignersToTransactionMessage(options.signers ?? [], m)
+  )
+  const signed = await signTransactionMessageWithSigners(message)
+  return Uint8Array.from(getTransactionEncoder().encode(signed))
 }

@@ -17,7 +17,7 @@ export const PriceRecord = Type.Object({
   price: Type.Number({
     minimum: 0,
     description: 'how many quote tokens one whole priced token is worth: usdPrice(id) / usdPrice(vsToken)',
-    examples: [147.49474947494748]
+    examples: [147.4947494749]
   }),
   usdPrice: Type.Number({ minimum: 0, description: 'USD price of one whole priced token', examples: [147.48] }),
   priceChange24h: Type.Optional(Type.Number({ description: 'change of the USD price over 24 hours, in percent; absent when the source has none', examples: [1.29] })),
@@ -37,7 +37,7 @@ export const PriceRecord = Type.Object({
     mintSymbol: 'SOL',
     vsToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
     vsTokenSymbol: 'USDC',
-    price: 147.49474947494748,
+    price: 147.4947494749,
     usdPrice: 147.48,
     priceChange24h: 1.29,
     blockId: 348004023,

@@ -59,7 +59,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
 
   return {
     async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, resource: string):
-      Promise<ClaimedPayment> {
+    Promise<ClaimedPayment> {
       // A spent proof is refused without asking the chain.
       if (claims.status(proof.signature) === 'redeemed') throw alreadyUsed()
 

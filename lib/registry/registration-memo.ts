@@ -23,6 +23,7 @@ export class InvalidRegistrationError extends Error {
   }
 }
 
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 // RFC 3986 characters only: non-ASCII must be percent-encoded or punycode. This also keeps the
 // URL free of anything JSON would escape, so its length in the memo is its length here.

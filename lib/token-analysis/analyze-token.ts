@@ -31,8 +31,8 @@ async function readMetadata (rpc: TokenAnalysisRpc, mint: Address, extensions: T
   const movable = pointer !== undefined && pointer.authority !== null
   const own = extensions.find(extension => extension.type === 'token_metadata')
   if (own !== undefined) {
-    const { name, symbol, uri, update_authority } = own
-    return { source: 'token-2022', address: mint, name, symbol, uri, update_authority, mutable: update_authority !== null || movable }
+    const { name, symbol, uri, update_authority: updateAuthority } = own
+    return { source: 'token-2022', address: mint, name, symbol, uri, update_authority: updateAuthority, mutable: updateAuthority !== null || movable }
   }
   const metaplex = await readMetaplexMetadata(rpc, mint, slot)
   if (metaplex === null) return null

@@ -1,55 +1,55 @@
 // Base58 (Bitcoin alphabet) for 32-byte keys and 64-byte signatures. kit's codec goes through BigInt,
 // which was the largest cost of serving a transaction; this byte-wise version is several times faster.
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const INDEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) INDEX[ALPHABET.charCodeAt(i)] = i;
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+const INDEX = new Int8Array(128).fill(-1)
+for (let i = 0; i < ALPHABET.length; i++) INDEX[ALPHABET.charCodeAt(i)] = i
 
-export function encodeBase58(bytes: Uint8Array): string {
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  const size = Math.ceil(((bytes.length - zeros) * 138) / 100) + 1; // log(256)/log(58)
-  const digits = new Uint8Array(size);
-  let length = 0;
+export function encodeBase58 (bytes: Uint8Array): string {
+  let zeros = 0
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++
+  const size = Math.ceil(((bytes.length - zeros) * 138) / 100) + 1 // log(256)/log(58)
+  const digits = new Uint8Array(size)
+  let length = 0
   for (let i = zeros; i < bytes.length; i++) {
-    let carry = bytes[i];
-    let j = 0;
+    let carry = bytes[i]
+    let j = 0
     for (let k = size - 1; (carry !== 0 || j < length) && k >= 0; k--, j++) {
-      carry += 256 * digits[k];
-      digits[k] = carry % 58;
-      carry = (carry / 58) | 0;
+      carry += 256 * digits[k]
+      digits[k] = carry % 58
+      carry = (carry / 58) | 0
     }
-    length = j;
+    length = j
   }
-  let start = size - length;
-  while (start < size && digits[start] === 0) start++;
-  let out = '1'.repeat(zeros);
-  for (let i = start; i < size; i++) out += ALPHABET[digits[i]];
-  return out;
+  let start = size - length
+  while (start < size && digits[start] === 0) start++
+  let out = '1'.repeat(zeros)
+  for (let i = start; i < size; i++) out += ALPHABET[digits[i]]
+  return out
 }
 
 /** Throws on characters outside the alphabet. */
-export function decodeBase58(text: string): Uint8Array {
-  let zeros = 0;
-  while (zeros < text.length && text[zeros] === '1') zeros++;
-  const size = Math.ceil(((text.length - zeros) * 733) / 1000) + 1; // log(58)/log(256)
-  const bytes = new Uint8Array(size);
-  let length = 0;
+export function decodeBase58 (text: string): Uint8Array {
+  let zeros = 0
+  while (zeros < text.length && text[zeros] === '1') zeros++
+  const size = Math.ceil(((text.length - zeros) * 733) / 1000) + 1 // log(58)/log(256)
+  const bytes = new Uint8Array(size)
+  let length = 0
   for (let i = zeros; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const value = code < 128 ? INDEX[code] : -1;
-    if (value < 0) throw new Error(`invalid base58 character ${JSON.stringify(text[i])}`);
-    let carry = value;
-    let j = 0;
+    const code = text.charCodeAt(i)
+    const value = code < 128 ? INDEX[code] : -1
+    if (value < 0) throw new Error(`invalid base58 character ${JSON.stringify(text[i])}`)
+    let carry = value
+    let j = 0
     for (let k = size - 1; (carry !== 0 || j < length) && k >= 0; k--, j++) {
-      carry += 58 * bytes[k];
-      bytes[k] = carry % 256;
-      carry = (carry / 256) | 0;
+      carry += 58 * bytes[k]
+      bytes[k] = carry % 256
+      carry = (carry / 256) | 0
     }
-    length = j;
+    length = j
   }
-  let start = size - length;
-  while (start < size && bytes[start] === 0) start++;
-  const out = new Uint8Array(zeros + (size - start));
-  out.set(bytes.subarray(start), zeros);
-  return out;
+  let start = size - length
+  while (start < size && bytes[start] === 0) start++
+  const out = new Uint8Array(zeros + (size - start))
+  out.set(bytes.subarray(start), zeros)
+  return out
 }

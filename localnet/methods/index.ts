@@ -1,12 +1,12 @@
 // The JSON-RPC method table.
-import { accountMethods } from './accounts.js';
-import { clusterMethods } from './cluster.js';
-import { historyMethods } from './history.js';
-import { sendMethods } from './send.js';
-import { tokenMethods } from './tokens.js';
-import type { MethodHandler } from './context.js';
+import { accountMethods } from './accounts.js'
+import { clusterMethods } from './cluster.js'
+import { historyMethods } from './history.js'
+import { sendMethods } from './send.js'
+import { tokenMethods } from './tokens.js'
+import type { MethodHandler } from './context.js'
 
-export type { MethodContext, MethodHandler } from './context.js';
+export type { MethodContext, MethodHandler } from './context.js'
 
 export const rpcMethods: Readonly<Record<string, MethodHandler>> = {
   ...clusterMethods,
@@ -14,4 +14,4 @@ export const rpcMethods: Readonly<Record<string, MethodHandler>> = {
   ...tokenMethods,
   ...sendMethods,
   ...historyMethods,
-};
+}

@@ -39,7 +39,8 @@ export default fp(async (fastify) => {
   let closing = false
   const prune = async () => {
     let removed = 0
-    for (let batch = PRUNE_BATCH; batch === PRUNE_BATCH && !closing;) {
+    for (let batch = PRUNE_BATCH; batch === PRUNE_BATCH;) {
+      if (closing) break // set by onClose while this loop yields
       batch = store.audit.prune(AUDIT_RETENTION_DAYS, Date.now(), PRUNE_BATCH)
       removed += batch
       await new Promise(resolve => setImmediate(resolve))

@@ -13,7 +13,7 @@ const longUrl = (length: number) => `https://a.example/${'p'.repeat(length - 'ht
 
 t.test('a well-formed memo is a registration; unknown keys are ignored', async t => {
   t.same(parseRegistrationMemo(`{"agent":"price-bot","manifest":"${URL}","v":1}`), { name: 'price-bot', manifestUrl: URL })
-  t.same(parseRegistrationMemo(`  {"v":1.0,"manifest":"http://x.example","agent":"a","extra":{"k":[1]}}  `), { name: 'a', manifestUrl: 'http://x.example' })
+  t.same(parseRegistrationMemo('  {"v":1.0,"manifest":"http://x.example","agent":"a","extra":{"k":[1]}}  '), { name: 'a', manifestUrl: 'http://x.example' })
   t.same(parseRegistrationMemo(JSON.stringify({ agent: 'ünïcødé 名前 🤖', manifest: URL, v: 1 })), { name: 'ünïcødé 名前 🤖', manifestUrl: URL })
 })
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t, { type Test } from 'tap'
-import { address, getAddressEncoder, none, some, type Address } from '@solana/kit'
+import { address, none, some } from '@solana/kit'
 import { extension, getMintEncoder as getToken2022MintEncoder, TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022'
 import { normaliseExtension } from '../../../lib/token-analysis/extensions.js'
 import { decodeMetaplexMetadata, findMetaplexMetadataAddress } from '../../../lib/token-analysis/metaplex-metadata.js'
