@@ -1,7 +1,8 @@
 import { AppError } from '../errors/app-error.js'
+import type { ErrorCode } from '../errors/error-codes.js'
 
 /** Codes a buyer can act on; every one answers with the payment requirements again. */
-export type PaymentErrorCode =
+export type PaymentErrorCode = Extract<ErrorCode,
   | 'PAYMENT_REQUIRED'
   | 'INVALID_PAYMENT_HEADER'
   | 'PAYMENT_NOT_FOUND'
@@ -10,7 +11,7 @@ export type PaymentErrorCode =
   | 'AMOUNT_TOO_LOW'
   | 'PAYMENT_EXPIRED'
   | 'PAYMENT_ALREADY_USED'
-  | 'PAYMENT_IN_PROGRESS'
+  | 'PAYMENT_IN_PROGRESS'>
 
 export interface PaymentRejection {
   code: PaymentErrorCode
@@ -20,8 +21,8 @@ export interface PaymentRejection {
 
 /** A failed payment check, carried to the gate, which renders it as a 402 (or 409) challenge. */
 export class PaymentError extends AppError {
-  constructor (readonly rejection: PaymentRejection, statusCode = 402, headers?: Record<string, string>) {
-    super(statusCode, rejection.code, rejection.message, { details: rejection.details, headers })
+  constructor (readonly rejection: PaymentRejection, headers?: Record<string, string>) {
+    super(rejection.code, rejection.message, { details: rejection.details, headers })
     this.name = 'PaymentError'
   }
 }

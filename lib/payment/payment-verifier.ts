@@ -102,7 +102,6 @@ export function createPaymentVerifier (options: VerifierOptions) {
         if (claim.status === 'redeemed') throw alreadyUsed()
         throw new PaymentError(
           { code: 'PAYMENT_IN_PROGRESS', message: 'Another request is being served with this payment right now; if it fails, retry with the same proof' },
-          409,
           { 'retry-after': IN_PROGRESS_RETRY_SECONDS }
         )
       }

@@ -38,7 +38,7 @@ export function parseRetryAfterMs (value: string | string[] | undefined, now = D
 }
 
 function upstreamError (cause: unknown): AppError {
-  return new AppError(502, 'UPSTREAM_ERROR', 'The price source answered with an error; try again later.', { cause })
+  return new AppError('UPSTREAM_ERROR', 'The price source answered with an error; try again later.', { cause })
 }
 
 function finalFailure (failure: RetryableFailure): AppError {
@@ -46,7 +46,7 @@ function finalFailure (failure: RetryableFailure): AppError {
     const retryAfterSeconds = failure.retryAfterMs === undefined
       ? DEFAULT_RETRY_AFTER_SECONDS
       : Math.max(1, Math.ceil(failure.retryAfterMs / 1000))
-    return new AppError(503, 'UPSTREAM_UNAVAILABLE', 'The price source is busy; retry after the indicated delay.', {
+    return new AppError('UPSTREAM_UNAVAILABLE', 'The price source is busy; retry after the indicated delay.', {
       details: { retryAfterSeconds },
       headers: { 'retry-after': String(retryAfterSeconds) },
       cause: failure.cause
@@ -111,7 +111,7 @@ export function createJupiterClient (options: JupiterClientOptions) {
     } catch (error) {
       if (error instanceof AppError) throw error
       if (deadline.signal.aborted || TIMEOUT_CODES.has((error as { code?: string }).code ?? '')) {
-        throw new AppError(504, 'UPSTREAM_TIMEOUT', 'The price source did not answer in time; try again.', { cause: error })
+        throw new AppError('UPSTREAM_TIMEOUT', 'The price source did not answer in time; try again.', { cause: error })
       }
       return { status: 0, retryAfterMs: undefined, cause: error }
     } finally {

@@ -71,7 +71,7 @@ export function createPriceService (options: PriceServiceOptions) {
   async function resolveToken (input: string): Promise<ResolvedToken> {
     const parsed = parseTokenInput(input)
     if (parsed.kind === 'invalid') {
-      throw new AppError(400, 'VALIDATION_ERROR', `"${input}" ${parsed.reason}.`, { details: { token: input } })
+      throw new AppError('VALIDATION_ERROR', `"${input}" ${parsed.reason}.`, { details: { token: input } })
     }
     if (parsed.kind === 'mint') {
       return { mint: parsed.mint, symbol: knownTokenByMint(parsed.mint)?.symbol ?? null }
@@ -92,7 +92,7 @@ export function createPriceService (options: PriceServiceOptions) {
   }
 
   function priceUnavailable (mint: string, symbol: string): AppError {
-    return new AppError(404, 'PRICE_UNAVAILABLE', `The price source has no reliable price for ${symbol} (${mint}) right now.`, {
+    return new AppError('PRICE_UNAVAILABLE', `The price source has no reliable price for ${symbol} (${mint}) right now.`, {
       details: { mint }
     })
   }

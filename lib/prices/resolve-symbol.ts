@@ -42,14 +42,14 @@ export function pickSymbolMatch (symbol: string, results: readonly TokenInfo[]):
 }
 
 export function tokenNotFound (input: string): AppError {
-  return new AppError(404, 'TOKEN_NOT_FOUND', `No token is known as "${input}".`, { details: { token: input } })
+  return new AppError('TOKEN_NOT_FOUND', `No token is known as "${input}".`, { details: { token: input } })
 }
 
 /** The token a match names, or the 404/409 the caller gets. */
 export function tokenFromMatch (input: string, match: SymbolMatch): TokenInfo {
   if (match.kind === 'found') return match.token
   if (match.kind === 'not-found') throw tokenNotFound(input)
-  throw new AppError(409, 'AMBIGUOUS_SYMBOL', `Several tokens use the symbol "${input}"; ask again with one of the candidate mints.`, {
+  throw new AppError('AMBIGUOUS_SYMBOL', `Several tokens use the symbol "${input}"; ask again with one of the candidate mints.`, {
     details: { token: input, candidates: match.candidates }
   })
 }

@@ -47,6 +47,6 @@ function retryAfterSeconds (error: unknown): number {
 /** The 503 a client sees when the Solana RPC cannot answer; nothing about the node leaks. */
 export function rpcUnavailable (cause: unknown): AppError {
   const seconds = retryAfterSeconds(cause)
-  return new AppError(503, 'RPC_UNAVAILABLE', 'The Solana RPC node is unavailable; nothing was charged or recorded, retry shortly',
+  return new AppError('RPC_UNAVAILABLE', 'The Solana RPC node is unavailable; nothing was charged or recorded, retry shortly',
     { cause, headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
 }

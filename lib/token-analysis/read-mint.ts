@@ -52,7 +52,7 @@ export interface MintRead {
 }
 
 function notAMint (address: string, owner: string, why: string): AppError {
-  return new AppError(422, 'NOT_A_TOKEN_MINT', `Account ${address} is not a token mint: ${why}`, { details: { owner } })
+  return new AppError('NOT_A_TOKEN_MINT', `Account ${address} is not a token mint: ${why}`, { details: { owner } })
 }
 
 function decodeExtension (type: number, entry: Uint8Array): MintExtension {
@@ -132,6 +132,6 @@ export async function readMint (rpc: Rpc<GetAccountInfoApi>, address: Address): 
     throw error
   }
   const account = response.value
-  if (account === null) throw new AppError(404, 'MINT_NOT_FOUND', `No account exists at ${address}`)
+  if (account === null) throw new AppError('MINT_NOT_FOUND', `No account exists at ${address}`)
   return { mint: decodeMintAccount(address, account.owner, accountBytes(account.data)), slot: response.context.slot }
 }

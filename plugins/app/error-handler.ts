@@ -1,36 +1,19 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import { isAppError } from '../../lib/errors/app-error.js'
+import { CODE_BY_STATUS, type ErrorCode } from '../../lib/errors/error-codes.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
-
-/** Stable codes for the errors Fastify and its plugins raise themselves. */
-const CODE_BY_STATUS: Record<number, string> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_ALLOWED',
-  406: 'NOT_ACCEPTABLE',
-  408: 'REQUEST_TIMEOUT',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  414: 'URI_TOO_LONG',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  429: 'RATE_LIMITED',
-  431: 'HEADERS_TOO_LARGE',
-  503: 'SERVICE_UNAVAILABLE'
-}
 
 interface ErrorBody {
   statusCode: number
   error: string
   message: string
-  code: string
+  code: ErrorCode
   requestId: string
   [key: string]: unknown
 }
 
-export function errorBody (request: FastifyRequest, statusCode: number, code: string, message: string, details?: Record<string, unknown>): ErrorBody {
+export function errorBody (request: FastifyRequest, statusCode: number, code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorBody {
   return { ...details, statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, code, requestId: request.id }
 }
 
@@ -59,7 +42,7 @@ export function handleError (error: FastifyError, request: FastifyRequest, reply
     request.log.error({ error: loggableError(error) }, 'unhandled error')
     return reply.code(statusCode).send(errorBody(request, statusCode, 'INTERNAL_ERROR', 'Internal server error; quote the request id when reporting it'))
   }
-  return reply.code(statusCode).send(errorBody(request, statusCode, CODE_BY_STATUS[statusCode] ?? 'BAD_REQUEST', error.message))
+  return reply.code(statusCode).send(errorBody(request, statusCode, CODE_BY_STATUS.get(statusCode) ?? 'BAD_REQUEST', error.message))
 }
 
 export function handleNotFound (request: FastifyRequest, reply: FastifyReply) {

@@ -9,7 +9,7 @@ export default fp(async (fastify) => {
   await fastify.register(rateLimit, {
     max: RATE_LIMIT_MAX,
     timeWindow: RATE_LIMIT_WINDOW_MS,
-    errorResponseBuilder: (_request, context) => new AppError(429, 'RATE_LIMITED',
+    errorResponseBuilder: (_request, context) => new AppError('RATE_LIMITED',
       `Rate limit of ${context.max} requests per ${context.after} exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
       { details: { retryAfterSeconds: Math.ceil(context.ttl / 1000) } })
   })

@@ -33,7 +33,7 @@ t.test('a malformed path parameter is a 400 naming the parameter, before any pay
 t.test('5xx answers hide the internal message and carry the request id', async (t) => {
   const app = await build(t, {}, (app) => {
     app.get('/boom', async () => { throw new Error('database password is hunter2') })
-    app.get('/unavailable', async () => { throw new AppError(503, 'UPSTREAM_UNAVAILABLE', 'Upstream is down', { headers: { 'retry-after': '7' } }) })
+    app.get('/unavailable', async () => { throw new AppError('UPSTREAM_UNAVAILABLE', 'Upstream is down', { headers: { 'retry-after': '7' } }) })
   })
   const res = await app.inject({ url: '/boom', headers: { 'x-request-id': 'trace-123' } })
   t.equal(res.statusCode, 500)

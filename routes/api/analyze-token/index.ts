@@ -40,7 +40,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     // exactly 32 bytes, and nobody should pay to learn that their address is malformed.
     preValidation: async (request) => {
       if (!isBase58Address(request.params.address)) {
-        throw new AppError(400, 'VALIDATION_ERROR', `params.address ${ADDRESS_PROBLEM}`, {
+        throw new AppError('VALIDATION_ERROR', `params.address ${ADDRESS_PROBLEM}`, {
           details: { validation: [{ in: 'params', path: 'address', message: ADDRESS_PROBLEM }] }
         })
       }

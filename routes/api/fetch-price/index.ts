@@ -54,7 +54,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         if (typeof raw !== 'string' || !TOKEN_INPUT.test(raw)) continue
         const parsed = parseTokenInput(raw)
         if (parsed.kind === 'invalid') {
-          throw new AppError(400, 'VALIDATION_ERROR', `${where}.${name} ${parsed.reason}`, {
+          throw new AppError('VALIDATION_ERROR', `${where}.${name} ${parsed.reason}`, {
             details: { validation: [{ in: where, path: name, message: parsed.reason }] }
           })
         }

@@ -1,0 +1,62 @@
+/**
+ * Every `code` an error answer can carry, with its HTTP status and what it means. The AppError
+ * type, the error handler's status mapping, the OpenAPI code enums and the README's error table
+ * all derive from this one table (test/lib/errors/error-codes.test.ts keeps the README in step).
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: { status: 400, meaning: 'the request could not be read (framework-level)' },
+  VALIDATION_ERROR: { status: 400, meaning: 'a parameter is malformed; `message` and `validation` name it' },
+  UNAUTHORIZED: { status: 401, meaning: 'credentials are missing or wrong (framework-level)' },
+  PAYMENT_REQUIRED: { status: 402, meaning: 'a paid route was called without proof; the body carries the payment requirements' },
+  INVALID_PAYMENT_HEADER: { status: 402, meaning: 'a proof header is malformed' },
+  PAYMENT_NOT_FOUND: { status: 402, meaning: 'no transaction with this signature at the required commitment (yet)' },
+  PAYMENT_FAILED: { status: 402, meaning: 'the transaction failed on chain and moved no funds' },
+  PAYER_MISMATCH: { status: 402, meaning: 'the named wallet did not sign the transaction' },
+  AMOUNT_TOO_LOW: { status: 402, meaning: 'the merchant received less than the price; `paid` and `required` say how much' },
+  PAYMENT_EXPIRED: { status: 402, meaning: 'the transaction is older than PAYMENT_MAX_AGE_SECONDS' },
+  PAYMENT_ALREADY_USED: { status: 402, meaning: 'the proof already bought a delivery (409 when its lease ran out while the request was served)' },
+  FORBIDDEN: { status: 403, meaning: 'the request is not allowed (framework-level)' },
+  NOT_FOUND: { status: 404, meaning: 'unknown route' },
+  TOKEN_NOT_FOUND: { status: 404, meaning: 'fetch-price: no token is known by that symbol or mint' },
+  PRICE_UNAVAILABLE: { status: 404, meaning: 'fetch-price: the price source has no reliable price right now' },
+  MINT_NOT_FOUND: { status: 404, meaning: 'analyze-token: no account exists at the address' },
+  METHOD_NOT_ALLOWED: { status: 405, meaning: 'the route does not answer this method (framework-level)' },
+  NOT_ACCEPTABLE: { status: 406, meaning: 'no acceptable representation (framework-level)' },
+  REQUEST_TIMEOUT: { status: 408, meaning: 'the request took too long to arrive' },
+  CONFLICT: { status: 409, meaning: 'the request conflicts with the current state (framework-level)' },
+  AMBIGUOUS_SYMBOL: { status: 409, meaning: 'fetch-price: several tokens use the symbol; `candidates` lists their mints' },
+  PAYMENT_IN_PROGRESS: { status: 409, meaning: 'another request is being served with this proof; retry after `Retry-After`' },
+  PAYLOAD_TOO_LARGE: { status: 413, meaning: 'the body is larger than BODY_LIMIT_BYTES' },
+  URI_TOO_LONG: { status: 414, meaning: 'the request target is too long' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'the body has a content type the route does not read' },
+  NOT_A_TOKEN_MINT: { status: 422, meaning: 'analyze-token: the account exists but is not a token mint' },
+  RATE_LIMITED: { status: 429, meaning: 'too many requests from this client in the window; retry after `Retry-After`' },
+  HEADERS_TOO_LARGE: { status: 431, meaning: 'the request headers are too large' },
+  INTERNAL_ERROR: { status: 500, meaning: 'a bug: logged with the request id, details never shown' },
+  UPSTREAM_ERROR: { status: 502, meaning: 'fetch-price: the price source answered with an error' },
+  SERVICE_UNAVAILABLE: { status: 503, meaning: 'the service is shutting down or overloaded' },
+  RPC_UNAVAILABLE: { status: 503, meaning: 'the Solana RPC node cannot answer; nothing was consumed, retry after `Retry-After`' },
+  UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'fetch-price: the price source is busy or down; retry after `Retry-After`' },
+  UPSTREAM_TIMEOUT: { status: 504, meaning: 'fetch-price: the price source did not answer in time' }
+} as const satisfies Record<string, { status: number, meaning: string }>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export function statusOf (code: ErrorCode): number {
+  return ERROR_CODES[code].status
+}
+
+export function isErrorCode (value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value)
+}
+
+/** The code for a status that Fastify or a plugin raised on its own: the first code of that status. */
+export const CODE_BY_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
+  (Object.keys(ERROR_CODES) as ErrorCode[]).reverse().map(code => [ERROR_CODES[code].status, code])
+)
+
+/** The README's error table, rendered from ERROR_CODES. */
+export function renderErrorTable (): string {
+  const rows = (Object.keys(ERROR_CODES) as ErrorCode[]).map(code => `| ${ERROR_CODES[code].status} | \`${code}\` | ${ERROR_CODES[code].meaning} |`)
+  return ['| status | code | meaning |', '|---|---|---|', ...rows].join('\n')
+}

@@ -1,0 +1,27 @@
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import { AppError } from '../../../lib/errors/app-error.js'
+import { CODE_BY_STATUS, ERROR_CODES, renderErrorTable } from '../../../lib/errors/error-codes.js'
+
+const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
+
+t.test("the README's error table is the one the code uses", async t => {
+  const start = README.indexOf('| status | code | meaning |')
+  t.ok(start > 0, 'README has the error table')
+  const table = README.slice(start, README.indexOf('\n\n', start))
+  t.equal(table, renderErrorTable(), 'paste the output of renderErrorTable() into README.md when a code changes')
+})
+
+t.test('an AppError takes its status from its code', async t => {
+  t.equal(new AppError('PAYMENT_IN_PROGRESS', 'busy').statusCode, 409)
+  t.equal(new AppError('RPC_UNAVAILABLE', 'down').statusCode, 503)
+  t.equal(new AppError('MINT_NOT_FOUND', 'none').statusCode, 404)
+})
+
+t.test('framework statuses map to the generic code of that status', async t => {
+  t.equal(CODE_BY_STATUS.get(400), 'BAD_REQUEST')
+  t.equal(CODE_BY_STATUS.get(404), 'NOT_FOUND')
+  t.equal(CODE_BY_STATUS.get(409), 'CONFLICT')
+  t.equal(CODE_BY_STATUS.get(503), 'SERVICE_UNAVAILABLE')
+  for (const [status, code] of CODE_BY_STATUS) t.equal(ERROR_CODES[code].status, status, `${code} has status ${status}`)
+})
