@@ -21,7 +21,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'analyzeToken',
       tags: ['paid'],
       summary: `Security analysis of a token mint from on-chain data (${dataNetwork}), with a 1-100 risk score`,
-      description: `Reads the mint (SPL Token or Token-2022, extensions included), its metadata and its largest holders ` +
+      description: 'Reads the mint (SPL Token or Token-2022, extensions included), its metadata and its largest holders ' +
         `with standard Solana RPC calls on ${dataNetwork} (the merchant's data network, which may differ from the network ` +
         'it is paid on), and explains the score finding by finding. A malformed address is answered 400 ' +
         `before any payment is asked; a missing account on ${dataNetwork} (404) or an account that is not a mint (422) is ` +
