@@ -31,6 +31,10 @@ export const ConfigSchema = Type.Object({
   }),
   SOLANA_NETWORK: Type.Union(NETWORK_NAMES.map(n => Type.Literal(n)), { default: 'devnet' }),
   SOLANA_RPC_URL: Type.Optional(HttpUrl('JSON-RPC endpoint; defaults to the public endpoint of the network')),
+  DATA_NETWORK: Type.Optional(Type.Union(NETWORK_NAMES.map(n => Type.Literal(n)), {
+    description: 'cluster token data is read from; mainnet-beta when SOLANA_NETWORK is a public cluster, localnet when it is localnet'
+  })),
+  DATA_RPC_URL: Type.Optional(HttpUrl('JSON-RPC endpoint of DATA_NETWORK; SOLANA_RPC_URL when both networks are the same, else its public endpoint')),
   PAYMENT_MINT: Type.Optional(Base58Address('mint of the 6-decimal payment token; defaults to USDC of the network')),
   PAYMENT_TOKEN_SYMBOL: Type.String({ minLength: 1, maxLength: 16, default: 'USDC' }),
   PAYMENT_ADDRESS: Type.Optional(Base58Address('wallet that receives payments')),
@@ -47,6 +51,7 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_WINDOW_MS: Int(1000, 86_400_000, 60_000, 'rate limit window'),
   BODY_LIMIT_BYTES: Int(1024, 10_485_760, 16_384, 'largest accepted request body'),
   RPC_TIMEOUT_MS: Int(100, 120_000, 10_000, 'timeout of one RPC request'),
+  DATA_RPC_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'timeout of one request to the data RPC; RPC_TIMEOUT_MS when unset' })),
   PAYMENT_COMMITMENT: Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { default: 'confirmed' }),
   PAYMENT_MAX_AGE_SECONDS: Int(10, 31_536_000, 900, 'oldest payment accepted, by blockTime'),
   PAYMENT_LEASE_SECONDS: Int(5, 3600, 60, 'how long a claimed proof stays reserved for one request'),
@@ -71,6 +76,10 @@ export type EnvConfig = Static<typeof ConfigSchema>
 export type Config = EnvConfig & {
   network: NetworkName
   rpcUrl: string
+  /** Cluster, endpoint and timeout of the RPC token data is read from (DATA_*), resolved. */
+  dataNetwork: NetworkName
+  dataRpcUrl: string
+  dataRpcTimeoutMs: number
   paymentMint: string
   paymentAddress: string
   /** Set when the payment address came from (or was written to) the keypair file. */
@@ -113,6 +122,26 @@ function describe (key: string, value: unknown): string {
   return `${key}: ${got} is not a valid value`
 }
 
+type DataRpc = Pick<Config, 'dataNetwork' | 'dataRpcUrl' | 'dataRpcTimeoutMs'>
+
+/**
+ * Where token data comes from. Public clusters default to mainnet-beta, where the tokens that have
+ * prices live; a local setup stays local. The same cluster without its own URL reuses the payment
+ * endpoint, so one node serves both roles.
+ */
+function resolveDataRpc (envConfig: EnvConfig, network: NetworkName, rpcUrl: string | undefined): DataRpc | { problem?: string } {
+  const dataNetwork = (envConfig.DATA_NETWORK ?? (network === 'localnet' ? 'localnet' : 'mainnet-beta')) as NetworkName
+  // An unknown name was reported by validation already.
+  const facts = NETWORKS[dataNetwork]
+  if (facts === undefined) return {}
+  const dataRpcUrl = envConfig.DATA_RPC_URL ?? (dataNetwork === network ? rpcUrl : facts.rpcUrl)
+  if (dataRpcUrl === undefined) {
+    // On the payment cluster, the missing SOLANA_RPC_URL is the problem, and it is reported already.
+    return dataNetwork === network ? {} : { problem: `DATA_RPC_URL: required when DATA_NETWORK is ${dataNetwork}` }
+  }
+  return { dataNetwork, dataRpcUrl, dataRpcTimeoutMs: envConfig.DATA_RPC_TIMEOUT_MS ?? envConfig.RPC_TIMEOUT_MS }
+}
+
 /** Reads environment variables (empty strings count as unset), validates them and resolves the merchant address. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = { ...DEFAULTS }
@@ -131,6 +160,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   if (facts !== undefined && rpcUrl === undefined) {
     problems.push(`SOLANA_RPC_URL: required when SOLANA_NETWORK is ${network}`)
   }
+  const data = resolveDataRpc(envConfig, network, rpcUrl)
+  if ('problem' in data && data.problem !== undefined) problems.push(data.problem)
   if (problems.length > 0) throw new ConfigError(problems)
 
   let paymentAddress = envConfig.PAYMENT_ADDRESS
@@ -149,6 +180,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     ...envConfig,
     network,
     rpcUrl: rpcUrl as string,
+    ...(data as DataRpc),
     paymentMint: envConfig.PAYMENT_MINT ?? facts.usdcMint,
     paymentAddress,
     merchantKeypairCreated

@@ -36,7 +36,7 @@ async function start () {
   })
 
   await server.listen({ port: config.PORT, host: config.HOST })
-  server.log.info({ network: config.network, paymentAddress: config.paymentAddress, paymentMint: config.paymentMint }, 'token-merchant ready')
+  server.log.info({ network: config.network, dataNetwork: config.dataNetwork, paymentAddress: config.paymentAddress, paymentMint: config.paymentMint }, 'token-merchant ready')
   process.send?.('ready') // PM2 wait_ready
 }
 

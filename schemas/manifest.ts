@@ -9,7 +9,11 @@ export const ManifestService = Type.Object({
   price: Type.Integer({ minimum: 0, description: 'price in base units of the payment token', examples: [50000] }),
   price_display: Type.String({ description: 'the price in token units, exact decimal text', examples: ['0.05'] }),
   payment_token: Type.String({ description: 'symbol of the payment token', examples: ['USDC'] }),
-  payment_network: Type.String({ description: 'network in x402 form: solana, solana-devnet, solana-testnet or solana-localnet', examples: ['solana-devnet'] })
+  payment_network: Type.String({ description: 'network in x402 form: solana, solana-devnet, solana-testnet or solana-localnet', examples: ['solana-devnet'] }),
+  data_network: Type.Optional(Type.String({
+    description: 'Solana cluster the tokens this service describes live on (the DATA_NETWORK name: mainnet-beta, devnet, testnet or localnet); may differ from payment_network (additive)',
+    examples: ['mainnet-beta']
+  }))
 }, { $id: 'ManifestService', additionalProperties: false })
 
 export const Manifest = Type.Object({

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { BaseUnits, SolanaAddress } from './common.js'
 import { ref } from './ref.js'
+import { NETWORK_NAMES } from '../lib/solana/networks.js'
 
 const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
 // BaseUnits without its `examples`, which OpenAPI 3.0 refuses inside the anyOf of TokenExtension.
@@ -172,6 +173,7 @@ export const TokenAnalysis = Type.Object({
   authorities: ref(TokenAuthorities),
   summary: Type.String({ description: 'plain sentences, the main risks first' }),
   mint: Address('the analysed mint'),
+  network: Type.Union(NETWORK_NAMES.map(n => Type.Literal(n)), { description: 'Solana cluster the mint was read from (the merchant\'s DATA_NETWORK)', examples: ['mainnet-beta'] }),
   token_program: Type.Union([
     Type.Literal('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'),
     Type.Literal('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb')

@@ -9,10 +9,13 @@ import { loadConfig } from '../config.js'
 /** An address nothing listens on: a refused connection, answered at once. */
 export const UNREACHABLE_URL = 'http://127.0.0.1:9'
 
-/** Environment for a test instance: files in the test's own folder, quiet logs, nothing remote. */
+/**
+ * Environment for a test instance: files in the test's own folder, quiet logs, nothing remote
+ * (a public data network gets the unreachable URL instead of its public endpoint).
+ */
 export function testEnv (t: Test, env: Record<string, string> = {}): Record<string, string> {
   const dir = t.testdir()
-  return {
+  const merged: Record<string, string> = {
     LOG_LEVEL: 'silent',
     SOLANA_NETWORK: 'localnet',
     SOLANA_RPC_URL: UNREACHABLE_URL,
@@ -21,6 +24,9 @@ export function testEnv (t: Test, env: Record<string, string> = {}): Record<stri
     MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json'),
     ...env
   }
+  const dataNetwork = merged.DATA_NETWORK ?? (merged.SOLANA_NETWORK === 'localnet' ? 'localnet' : 'mainnet-beta')
+  if (dataNetwork !== merged.SOLANA_NETWORK && merged.DATA_RPC_URL === undefined) merged.DATA_RPC_URL = UNREACHABLE_URL
+  return merged
 }
 
 /** The whole app on Fastify, ready for inject(), closed when the test ends. */

@@ -1,3 +1,5 @@
+import type { NetworkName } from '../solana/networks.js'
+
 /**
  * Well-known mainnet tokens, answered without asking the aggregator. Every address here was
  * confirmed against Jupiter's validated token list (jup-ag/token-list validated-tokens.csv,
@@ -53,4 +55,15 @@ export function knownTokenBySymbol (symbol: string): KnownToken | undefined {
 
 export function knownTokenByMint (mint: string): KnownToken | undefined {
   return byMint.get(mint)
+}
+
+/**
+ * Whether fetch-price can name tokens of a data network. The price source (Jupiter) lists and
+ * quotes mainnet tokens only, so mainnet-beta has a token list (the table above plus the
+ * aggregator's search); so does a local chain, whose price stand-in answers as Jupiter does.
+ * Devnet and testnet tokens have no market and no list: nothing there resolves, and a mainnet price
+ * is never sold as theirs.
+ */
+export function hasTokenList (network: NetworkName): boolean {
+  return network === 'mainnet-beta' || network === 'localnet'
 }

@@ -3,11 +3,14 @@ import type { PriceRecordBody } from '../../schemas/price.js'
 import { createCachedLoader } from './cached-loader.js'
 import { createJupiterClient } from './jupiter-client.js'
 import type { TokenInfo, UsdQuote } from './jupiter-responses.js'
-import { knownTokenByMint, knownTokenBySymbol, symbolKey, USDC_MINT } from './known-tokens.js'
+import type { NetworkName } from '../solana/networks.js'
+import { hasTokenList, knownTokenByMint, knownTokenBySymbol, symbolKey, USDC_MINT } from './known-tokens.js'
 import { pickSymbolMatch, tokenFromMatch, tokenNotFound, type SymbolMatch } from './resolve-symbol.js'
 import { parseTokenInput } from './token-input.js'
 
 export interface PriceServiceOptions {
+  /** The data network (DATA_NETWORK) whose tokens are priced; mainnet-beta when absent. */
+  network?: NetworkName
   /** Jupiter's base URL (PRICE_API_URL), or the local stand-in's. */
   baseUrl: string
   apiKey?: string
@@ -45,6 +48,8 @@ export function createPriceService (options: PriceServiceOptions) {
   const maxEntries = options.cacheMaxEntries ?? 1000
   const tokenTtlMs = options.tokenTtlMs
   const negativeTtlMs = Math.min(options.negativeTtlMs ?? 60_000, tokenTtlMs)
+  const network = options.network ?? 'mainnet-beta'
+  const listed = hasTokenList(network)
 
   const symbolLookups = createCachedLoader<SymbolMatch>({
     load: async key => pickSymbolMatch(key, await client.searchTokens(key)),
@@ -73,6 +78,7 @@ export function createPriceService (options: PriceServiceOptions) {
     if (parsed.kind === 'invalid') {
       throw new AppError('VALIDATION_ERROR', `"${input}" ${parsed.reason}.`, { details: { token: input } })
     }
+    if (!listed) throw tokenNotFound(input, ` on ${network}, whose tokens have no market price (prices exist for mainnet-beta tokens)`)
     if (parsed.kind === 'mint') {
       return { mint: parsed.mint, symbol: knownTokenByMint(parsed.mint)?.symbol ?? null }
     }

@@ -41,8 +41,8 @@ export function pickSymbolMatch (symbol: string, results: readonly TokenInfo[]):
   }
 }
 
-export function tokenNotFound (input: string): AppError {
-  return new AppError('TOKEN_NOT_FOUND', `No token is known as "${input}".`, { details: { token: input } })
+export function tokenNotFound (input: string, why = ''): AppError {
+  return new AppError('TOKEN_NOT_FOUND', `No token is known as "${input}"${why}.`, { details: { token: input } })
 }
 
 /** The token a match names, or the 404/409 the caller gets. */

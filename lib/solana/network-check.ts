@@ -3,10 +3,20 @@ import type { SolanaRpc } from './rpc-client.js'
 
 export type RpcState = 'unchecked' | 'up' | 'down'
 
+/** What an RPC connection is for: judging payments (and the registry), or reading token data. */
+export type RpcRole = 'payment' | 'data'
+
+/** The variables that configure each role, named in messages that ask an operator to fix them. */
+export const ROLE_VARIABLES: Record<RpcRole, { network: string, url: string }> = {
+  payment: { network: 'SOLANA_NETWORK', url: 'SOLANA_RPC_URL' },
+  data: { network: 'DATA_NETWORK', url: 'DATA_RPC_URL' }
+}
+
 export class NetworkMismatchError extends Error {
-  constructor (network: NetworkName, genesisHash: string) {
-    super(`SOLANA_RPC_URL serves a chain with genesis hash ${genesisHash}, which is not ${network} ` +
-      `(expected ${NETWORKS[network].genesisHash}); fix SOLANA_NETWORK or SOLANA_RPC_URL`)
+  constructor (network: NetworkName, genesisHash: string, role: RpcRole = 'payment') {
+    const { network: networkVariable, url } = ROLE_VARIABLES[role]
+    super(`${url} serves a chain with genesis hash ${genesisHash}, which is not ${network} ` +
+      `(expected ${NETWORKS[network].genesisHash}); fix ${networkVariable} or ${url}`)
     this.name = 'NetworkMismatchError'
   }
 }
@@ -15,7 +25,7 @@ export class NetworkMismatchError extends Error {
  * Tracks whether the RPC answers and serves the configured cluster. The genesis hash is
  * compared once, the first time the node answers; after that a cheap getSlot tells up from down.
  */
-export function createNetworkCheck (rpc: SolanaRpc, network: NetworkName) {
+export function createNetworkCheck (rpc: SolanaRpc, network: NetworkName, role: RpcRole = 'payment') {
   let state: RpcState = 'unchecked'
   let verifiedGenesis: string | undefined
   let lastCheckAt = 0
@@ -26,7 +36,7 @@ export function createNetworkCheck (rpc: SolanaRpc, network: NetworkName) {
       if (verifiedGenesis === undefined) {
         const genesis = await rpc.getGenesisHash().send()
         const expected = NETWORKS[network].genesisHash
-        if (expected !== undefined && genesis !== expected) throw new NetworkMismatchError(network, genesis)
+        if (expected !== undefined && genesis !== expected) throw new NetworkMismatchError(network, genesis, role)
         verifiedGenesis = genesis
       } else {
         await rpc.getSlot().send()

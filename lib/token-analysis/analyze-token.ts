@@ -2,6 +2,7 @@ import type { Address, GetAccountInfoApi, GetTokenLargestAccountsApi, GetTokenSu
 import type { TokenAnalysisBody, TokenExtensionBody, TokenMetadataBody } from '../../schemas/token-analysis.js'
 import { normaliseExtension } from './extensions.js'
 import { holderDistribution, readHolders } from './holders.js'
+import type { NetworkName } from '../solana/networks.js'
 import { knownIssuer } from './known-issuers.js'
 import { readMetaplexMetadata } from './metaplex-metadata.js'
 import { readMint } from './read-mint.js'
@@ -12,7 +13,12 @@ import { summarise } from './summary.js'
 export type TokenAnalysisRpc = Rpc<GetAccountInfoApi & GetTokenLargestAccountsApi & GetTokenSupplyApi>
 
 export interface TokenAnalyzerOptions {
+  /** The data RPC: the node of the cluster the analysed tokens live on. */
   rpc: TokenAnalysisRpc
+  /** That cluster (DATA_NETWORK): named in every answer, and it decides which issuers are known. */
+  network: NetworkName
+  /** Runs before each read; throws (503) while the data RPC is not known to serve `network`. */
+  ensureNetwork?: () => Promise<void>
   /** How long an answer is reused for the same mint; 0 still shares reads that overlap in time. */
   cacheTtlMs: number
   now?: () => number
@@ -46,14 +52,15 @@ async function readMetadata (rpc: TokenAnalysisRpc, mint: Address, extensions: T
  * and getTokenSupply. Everything but the holder reads is pinned to the slot of the mint read, and
  * the answer holds no clock time, so the same mint at the same slot gets the same answer.
  */
-export function createTokenAnalyzer ({ rpc, cacheTtlMs, now = Date.now }: TokenAnalyzerOptions) {
+export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, now = Date.now }: TokenAnalyzerOptions) {
   const cache = new Map<Address, { expiresAt: number, analysis: Promise<TokenAnalysisBody> }>()
 
   async function read (address: Address): Promise<TokenAnalysisBody> {
+    await ensureNetwork?.()
     const { mint, slot } = await readMint(rpc, address)
     const extensions = mint.extensions.map(normaliseExtension)
     const [metadata, holders] = await Promise.all([readMetadata(rpc, address, extensions, slot), readHolders(rpc, address)])
-    const issuer = knownIssuer(address)
+    const issuer = knownIssuer(address, network)
     const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer })
     const score = riskScore(risks)
     return {
@@ -66,6 +73,7 @@ export function createTokenAnalyzer ({ rpc, cacheTtlMs, now = Date.now }: TokenA
       },
       summary: summarise(score, risks),
       mint: address,
+      network,
       token_program: mint.programAddress,
       decimals: mint.decimals,
       supply: mint.supply.toString(),

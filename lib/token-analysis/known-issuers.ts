@@ -1,4 +1,5 @@
 import type { TokenIssuerBody } from '../../schemas/token-analysis.js'
+import type { NetworkName } from '../solana/networks.js'
 
 /**
  * Centrally issued stablecoins, by mint address. Not a whitelist: their mint and freeze powers are
@@ -7,17 +8,11 @@ import type { TokenIssuerBody } from '../../schemas/token-analysis.js'
  * Circle's own skills repo, rpc.md section 6); USDG, USD1 and EURC are left out until confirmed,
  * since naming the wrong mint as a stablecoin would be worse than naming none.
  */
-const ISSUERS: Record<string, TokenIssuerBody> = {
+const MAINNET: Record<string, TokenIssuerBody> = {
   EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: {
     name: 'Circle',
     asset: 'USDC',
     trust_assumption: 'USDC keeps its dollar value only as long as Circle redeems it from its reserves, and its on-chain powers (listed in authorities and risks) are used under Circle\'s own policies, for example freezes to comply with sanctions.'
-  },
-  // Circle's devnet USDC: an address is controlled by the same key on every cluster.
-  '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU': {
-    name: 'Circle',
-    asset: 'USDC (devnet)',
-    trust_assumption: 'Devnet USDC is a test token without value; its on-chain powers (listed in authorities and risks) are Circle\'s.'
   },
   Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB: {
     name: 'Tether',
@@ -31,6 +26,27 @@ const ISSUERS: Record<string, TokenIssuerBody> = {
   }
 }
 
-export function knownIssuer (mint: string): TokenIssuerBody | undefined {
-  return ISSUERS[mint]
+const DEVNET: Record<string, TokenIssuerBody> = {
+  '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU': {
+    name: 'Circle',
+    asset: 'USDC (devnet)',
+    trust_assumption: 'Devnet USDC is a test token without value; its on-chain powers (listed in authorities and risks) are Circle\'s.'
+  }
+}
+
+/**
+ * Issuers by the cluster the mint was read from: the same address means a different asset on
+ * another cluster (devnet USDC is worth nothing). No testnet stablecoin mint is confirmed. A local
+ * chain holds copies of public accounts at their addresses (local setups put the payment mint
+ * where devnet USDC lives), so it knows both tables.
+ */
+const ISSUERS: Record<NetworkName, Record<string, TokenIssuerBody>> = {
+  'mainnet-beta': MAINNET,
+  devnet: DEVNET,
+  testnet: {},
+  localnet: { ...MAINNET, ...DEVNET }
+}
+
+export function knownIssuer (mint: string, network: NetworkName): TokenIssuerBody | undefined {
+  return Object.hasOwn(ISSUERS[network], mint) ? ISSUERS[network][mint] : undefined
 }

@@ -7,10 +7,14 @@ declare module 'fastify' {
   }
 }
 
-/** Token prices from the configured aggregator (Jupiter, or the local stand-in); the pool closes with the app. */
+/**
+ * Prices of the data network's tokens (DATA_NETWORK) from the configured aggregator (Jupiter, or the
+ * local stand-in); the pool closes with the app.
+ */
 export default fp(async (fastify) => {
-  const { PRICE_API_URL, PRICE_API_KEY, UPSTREAM_TIMEOUT_MS, PRICE_CACHE_TTL_MS, TOKEN_CACHE_TTL_MS } = fastify.config
+  const { PRICE_API_URL, PRICE_API_KEY, UPSTREAM_TIMEOUT_MS, PRICE_CACHE_TTL_MS, TOKEN_CACHE_TTL_MS, dataNetwork } = fastify.config
   const prices = createPriceService({
+    network: dataNetwork,
     baseUrl: PRICE_API_URL,
     apiKey: PRICE_API_KEY,
     timeoutMs: UPSTREAM_TIMEOUT_MS,

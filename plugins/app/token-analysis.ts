@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { rpcUnavailable } from '../../lib/solana/rpc-errors.js'
 import { createTokenAnalyzer } from '../../lib/token-analysis/analyze-token.js'
 
 declare module 'fastify' {
@@ -7,7 +8,25 @@ declare module 'fastify' {
   }
 }
 
-/** Token security analysis over the service's Solana RPC client, answers reused for ANALYSIS_CACHE_TTL_MS. */
+/**
+ * Token security analysis over the data RPC (DATA_RPC_URL, on DATA_NETWORK), answers reused for
+ * ANALYSIS_CACHE_TTL_MS.
+ */
 export default fp(async (fastify) => {
-  fastify.decorate('tokenAnalyzer', createTokenAnalyzer({ rpc: fastify.solana.rpc, cacheTtlMs: fastify.config.ANALYSIS_CACHE_TTL_MS }))
+  const { data } = fastify.solana
+  fastify.decorate('tokenAnalyzer', createTokenAnalyzer({
+    rpc: data.rpc,
+    network: data.network,
+    // A node that was down at start-up has not shown its genesis hash yet: nobody is sold data of
+    // another cluster, so it is checked first, and a node of the wrong cluster stays unavailable.
+    ensureNetwork: async () => {
+      if (data.health.genesisHash !== undefined) return
+      const state = await data.health.check().catch((error: Error) => {
+        fastify.log.fatal(error.message)
+        return 'down' as const
+      })
+      if (state !== 'up') throw rpcUnavailable(new Error(`Solana ${data.role} RPC not verified`))
+    },
+    cacheTtlMs: fastify.config.ANALYSIS_CACHE_TTL_MS
+  }))
 }, { name: 'token-analysis', dependencies: ['config', 'solana'] })

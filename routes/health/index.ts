@@ -10,19 +10,23 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async () => ({ status: 'ok' as const }))
 
   // Ready means the database answers (503 otherwise). A down RPC is reported as "degraded":
-  // free routes still work, paid routes answer 503 RPC_UNAVAILABLE until it is back.
+  // free routes still work, paid routes that need it answer 503 RPC_UNAVAILABLE until it is back.
+  // `rpc` is the payment RPC, `data_rpc` the one token data is read from (the same when shared).
   fastify.get('/ready', {
     schema: {
       operationId: 'getReadiness',
       tags: ['ops'],
-      summary: 'Dependencies: database and Solana RPC',
+      summary: 'Dependencies: database, payment RPC and data RPC',
       response: { 200: ref(HealthStatus), 503: ref(HealthStatus) }
     }
   }, async (_request, reply) => {
     const database = fastify.store.isHealthy() ? 'up' : 'down'
-    const rpc = await fastify.solana.health.current(RPC_STATE_MAX_AGE_MS).catch(() => 'down' as const)
-    const status = database === 'down' ? 'down' : rpc === 'up' ? 'ok' : 'degraded'
-    return reply.code(status === 'down' ? 503 : 200).send({ status, checks: { database, rpc } })
+    const { health, data } = fastify.solana
+    const stateOf = (check: typeof health) => check.current(RPC_STATE_MAX_AGE_MS).catch(() => 'down' as const)
+    const [rpc, ownDataRpc] = await Promise.all([stateOf(health), data.health === health ? undefined : stateOf(data.health)])
+    const dataRpc = ownDataRpc ?? rpc
+    const status = database === 'down' ? 'down' : rpc === 'up' && dataRpc === 'up' ? 'ok' : 'degraded'
+    return reply.code(status === 'down' ? 503 : 200).send({ status, checks: { database, rpc, data_rpc: dataRpc } })
   })
 }
 

@@ -16,7 +16,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     price: Number(service.price),
     price_display: formatTokenAmount(service.price),
     payment_token: config.PAYMENT_TOKEN_SYMBOL,
-    payment_network: NETWORKS[config.network].x402Network
+    payment_network: NETWORKS[config.network].x402Network,
+    data_network: config.dataNetwork
   }))
 
   fastify.get('/agent.json', {

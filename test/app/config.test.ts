@@ -56,6 +56,36 @@ t.test('env values are converted and validated, one problem line per variable', 
     ['SOLANA_RPC_URL: required when SOLANA_NETWORK is localnet'])
 })
 
+t.test('the data network: mainnet-beta beside a public cluster, localnet beside localnet, one endpoint when both are one cluster', async (t) => {
+  const PAYMENT_ADDRESS = 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx'
+  const data = (env: Record<string, string>) => {
+    const { dataNetwork, dataRpcUrl, dataRpcTimeoutMs } = loadConfig({ PAYMENT_ADDRESS, ...env })
+    return { dataNetwork, dataRpcUrl, dataRpcTimeoutMs }
+  }
+  const mainnet = { dataNetwork: 'mainnet-beta', dataRpcUrl: 'https://api.mainnet-beta.solana.com', dataRpcTimeoutMs: 10_000 }
+  t.same(data({}), mainnet, 'devnet payments (the default): mainnet data from its public endpoint')
+  t.same(data({ SOLANA_NETWORK: 'testnet', SOLANA_RPC_URL: 'http://testnet.example' }), mainnet)
+  t.same(data({ SOLANA_NETWORK: 'mainnet-beta', SOLANA_RPC_URL: 'https://rpc.example/key' }),
+    { ...mainnet, dataRpcUrl: 'https://rpc.example/key' }, 'all mainnet: the payment endpoint serves both roles')
+  t.same(data({ SOLANA_NETWORK: 'localnet', SOLANA_RPC_URL: 'http://127.0.0.1:8899' }),
+    { dataNetwork: 'localnet', dataRpcUrl: 'http://127.0.0.1:8899', dataRpcTimeoutMs: 10_000 }, 'all local: self-contained')
+  t.same(data({ DATA_NETWORK: 'devnet', SOLANA_RPC_URL: 'http://devnet.example' }),
+    { dataNetwork: 'devnet', dataRpcUrl: 'http://devnet.example', dataRpcTimeoutMs: 10_000 }, 'the same cluster shares SOLANA_RPC_URL')
+  t.same(data({ DATA_RPC_URL: 'https://mainnet.example', DATA_RPC_TIMEOUT_MS: '2500', RPC_TIMEOUT_MS: '4000' }),
+    { dataNetwork: 'mainnet-beta', dataRpcUrl: 'https://mainnet.example', dataRpcTimeoutMs: 2500 }, 'its own URL and timeout')
+  t.equal(data({ RPC_TIMEOUT_MS: '4000' }).dataRpcTimeoutMs, 4000, 'the timeout follows RPC_TIMEOUT_MS when unset')
+  t.same(data({ DATA_RPC_URL: '' }), mainnet, 'an empty value counts as unset')
+
+  t.same(problemsOf({ PAYMENT_ADDRESS, DATA_NETWORK: 'localnet' }), ['DATA_RPC_URL: required when DATA_NETWORK is localnet'])
+  t.same(problemsOf({ PAYMENT_ADDRESS, DATA_NETWORK: 'moonnet', DATA_RPC_URL: 'rpc.example', DATA_RPC_TIMEOUT_MS: '5' }), [
+    'DATA_NETWORK: "moonnet" is not one of devnet, mainnet-beta, testnet, localnet',
+    'DATA_RPC_URL: "rpc.example" is not an absolute http(s) URL',
+    'DATA_RPC_TIMEOUT_MS: 5 is not a whole number from 100 to 120000'
+  ])
+  t.same(problemsOf({ PAYMENT_ADDRESS, SOLANA_NETWORK: 'localnet' }), ['SOLANA_RPC_URL: required when SOLANA_NETWORK is localnet'],
+    'a local data network without any URL is reported once, as the missing SOLANA_RPC_URL')
+})
+
 t.test('a keypair file whose halves do not match is refused', async (t) => {
   const dir = t.testdir()
   const path = join(dir, 'kp.json')

@@ -29,6 +29,9 @@ t.test('the OpenAPI document is valid, names its models and describes every oper
   t.ok(paid.responses['402'], 'paid routes declare their 402')
   t.match(JSON.stringify(paid.responses['402']), /#\/components\/schemas\/PaymentRequired/)
   t.ok(document.paths['/health/ready'].get.tags.includes('ops'), 'health is tagged ops')
+  const analysis = document.paths['/api/analyze-token/{address}'].get
+  t.match(analysis.description, /on localnet \(the merchant's data network/, 'the analysis names the data network')
+  t.ok(document.components.schemas.TokenAnalysis.required.includes('network'), 'and so does its answer')
   t.notOk(document.paths['/openapi.json'], 'the document itself is hidden')
 })
 

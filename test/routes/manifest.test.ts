@@ -33,6 +33,7 @@ t.test('the manifest matches its schema and carries the configured values', asyn
   for (const service of body.services) {
     t.equal(service.payment_token, 'USDC')
     t.equal(service.payment_network, 'solana-devnet')
+    t.equal(service.data_network, 'mainnet-beta', 'devnet payments, mainnet data by default')
   }
   t.same(body.services.map((s: { price_display: string }) => s.price_display), ['0.05', '0.1'])
 })

@@ -13,17 +13,19 @@ const ADDRESS_PROBLEM = 'must be a base58-encoded 32-byte Solana address'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { tokenAnalyzer } = fastify
+  const { dataNetwork } = fastify.config
 
   fastify.get('/:address', {
     config: { paidService: 'analyze-token' },
     schema: {
       operationId: 'analyzeToken',
       tags: ['paid'],
-      summary: 'Security analysis of a token mint from on-chain data, with a 1-100 risk score',
+      summary: `Security analysis of a token mint from on-chain data (${dataNetwork}), with a 1-100 risk score`,
       description: 'Reads the mint (SPL Token or Token-2022, extensions included), its metadata and its largest holders ' +
-        'with standard Solana RPC calls, and explains the score finding by finding. A malformed address is answered 400 ' +
-        'before any payment is asked; a missing account (404) or an account that is not a mint (422) is found after ' +
-        'payment, and leaves the proof unredeemed for another call.',
+        `with standard Solana RPC calls on ${dataNetwork} (the merchant's data network, which may differ from the network ` +
+        'it is paid on), and explains the score finding by finding. A malformed address is answered 400 ' +
+        `before any payment is asked; a missing account on ${dataNetwork} (404) or an account that is not a mint (422) is ` +
+        'found after payment, and leaves the proof unredeemed for another call; so does a data RPC that cannot answer (503).',
       params: Type.Object({
         address: Type.String({ pattern: SolanaAddress.pattern, description: 'mint address (base58, 32 bytes)', examples: SolanaAddress.examples })
       }),

@@ -11,14 +11,16 @@ const TOKEN_INPUT = new RegExp(TOKEN_INPUT_PATTERN)
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { prices } = fastify
+  const { dataNetwork } = fastify.config
 
   fastify.get('/:token', {
     config: { paidService: 'fetch-price' },
     schema: {
       operationId: 'fetchPrice',
       tags: ['paid'],
-      summary: 'Price of a Solana token (mainnet), in USDC or another quote token',
-      description: 'Jupiter price v3: `price` = usdPrice(token) / usdPrice(vs). Unknown or ambiguous tokens are answered ' +
+      summary: `Price of a Solana token (${dataNetwork}, the merchant's data network), in USDC or another quote token`,
+      description: 'Jupiter price v3: `price` = usdPrice(token) / usdPrice(vs). Symbols and mints resolve against the token ' +
+        `list of ${dataNetwork}; Jupiter lists mainnet-beta tokens only. Unknown or ambiguous tokens are answered ` +
         '404/409 before any payment is asked; every failure after payment leaves the proof unredeemed.',
       params: Type.Object({
         token: Type.String({

@@ -217,3 +217,18 @@ t.test('caches are bounded', async t => {
   }
   t.equal(api.calls()[SEARCH_PATH], 4, 'NOPEA was evicted by NOPEC')
 })
+
+t.test('tokens resolve against the data network: mainnet-beta and a local chain have a list, devnet and testnet none', async t => {
+  for (const network of ['mainnet-beta', 'localnet'] as const) {
+    t.equal((await service(t, { network }).getPrice('SOL')).id, SOL, network)
+  }
+  api.resetCalls()
+  for (const network of ['devnet', 'testnet'] as const) {
+    const prices = service(t, { network })
+    for (const input of ['SOL', 'USDC', JUP]) {
+      await t.rejects(prices.resolveToken(input), { statusCode: 404, code: 'TOKEN_NOT_FOUND', message: new RegExp(`on ${network}`) }, `${input} on ${network}`)
+    }
+    await t.rejects(prices.getPrice('SOL'), { code: 'TOKEN_NOT_FOUND' }, 'never a mainnet price sold as a devnet one')
+  }
+  t.same(api.requests(), [], 'and the aggregator is not asked')
+})

@@ -3,6 +3,7 @@ import { address, createSolanaRpc, type Address } from '@solana/kit'
 import { AuthorityType, getPauseInstruction, getSetAuthorityInstruction } from '@solana-program/token-2022'
 import { startLocalnet } from '../../../localnet/index.js'
 import { AppError } from '../../../lib/errors/app-error.js'
+import { knownIssuer } from '../../../lib/token-analysis/known-issuers.js'
 import { createTokenAnalyzer } from '../../../lib/token-analysis/analyze-token.js'
 import { findMetaplexMetadataAddress, METAPLEX_METADATA_PROGRAM } from '../../../lib/token-analysis/metaplex-metadata.js'
 import { metaplexAccount } from '../../fixtures/metaplex-account.js'
@@ -15,7 +16,7 @@ const HOOK_PROGRAM = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr')
 
 const net = await startLocalnet()
 t.teardown(() => net.stop())
-const analyzer = createTokenAnalyzer({ rpc: net.rpc, cacheTtlMs: 0 })
+const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0 })
 const analyze = (mint: Address) => analyzer.analyze(mint)
 const codes = (analysis: TokenAnalysisBody) => analysis.risks.map(risk => risk.code).sort()
 
@@ -179,6 +180,36 @@ t.test('a known issuer is named and weighed differently, never whitelisted', asy
   t.match(usdc.summary, /Circle/)
 })
 
+t.test('issuers are known per cluster, and the answer names the cluster it was read from', async t => {
+  const usdcOnLocal = await analyze(MAINNET_USDC)
+  t.equal(usdcOnLocal.network, 'localnet')
+  // The same chain presented as devnet: mainnet USDC's address names no issuer there.
+  const asDevnet = createTokenAnalyzer({ rpc: net.rpc, network: 'devnet', cacheTtlMs: 0 })
+  const usdcOnDevnet = await asDevnet.analyze(MAINNET_USDC)
+  t.equal(usdcOnDevnet.network, 'devnet')
+  t.notOk('issuer' in usdcOnDevnet, 'mainnet USDC is not a devnet issuer')
+  t.notOk(codes(usdcOnDevnet).includes('CENTRAL_ISSUER'))
+  t.match(knownIssuer('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', 'devnet'), { name: 'Circle', asset: 'USDC (devnet)' })
+  t.equal(knownIssuer('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU', 'mainnet-beta'), undefined)
+  t.equal(knownIssuer('Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB', 'testnet'), undefined)
+  t.equal(knownIssuer('toString', 'mainnet-beta'), undefined, 'no inherited property is an issuer')
+})
+
+t.test('ensureNetwork runs before every read, and its refusal stops the read', async t => {
+  let verified = false
+  const guarded = createTokenAnalyzer({
+    rpc: net.rpc,
+    network: 'localnet',
+    cacheTtlMs: 0,
+    ensureNetwork: async () => { if (!verified) throw Object.assign(new Error('not verified'), { code: 'RPC_UNAVAILABLE' }) }
+  })
+  net.resetStats()
+  await t.rejects(guarded.analyze(MAINNET_USDC), { code: 'RPC_UNAVAILABLE' })
+  t.same(net.stats(), {}, 'no RPC read before the network is verified')
+  verified = true
+  t.equal((await guarded.analyze(MAINNET_USDC)).mint, MAINNET_USDC)
+})
+
 t.test('accounts that are not mints, and addresses with no account', async t => {
   const wallet = await net.createWallet()
   t.match(await rejection(analyze(wallet.address)), { statusCode: 422, code: 'NOT_A_TOKEN_MINT', message: /owned by 11111111111111111111111111111111/ })
@@ -220,7 +251,7 @@ t.test('a failing getAccountInfo is 503 RPC_UNAVAILABLE with Retry-After', async
   t.match(await rejection(analyze(widelyHeld)), { statusCode: 503, code: 'RPC_UNAVAILABLE', headers: { 'retry-after': '7' } })
   net.failMethod('getAccountInfo', { httpStatus: 502 })
   t.match(await rejection(analyze(widelyHeld)), { statusCode: 503, code: 'RPC_UNAVAILABLE', headers: { 'retry-after': /^\d+$/ } })
-  const offline = createTokenAnalyzer({ rpc: createSolanaRpc('http://127.0.0.1:9'), cacheTtlMs: 0 })
+  const offline = createTokenAnalyzer({ rpc: createSolanaRpc('http://127.0.0.1:9'), network: 'localnet', cacheTtlMs: 0 })
   t.match(await rejection(offline.analyze(widelyHeld)), { statusCode: 503, code: 'RPC_UNAVAILABLE' })
 })
 
@@ -236,7 +267,7 @@ t.test('same mint, same slot: the same answer; a new slot may differ', async t =
 
 t.test('concurrent calls share one read; answers are reused for the TTL; failures are not', async t => {
   let clock = 0
-  const cached = createTokenAnalyzer({ rpc: net.rpc, cacheTtlMs: 10_000, now: () => clock })
+  const cached = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 10_000, now: () => clock })
   net.resetStats()
   const answers = await Promise.all([cached.analyze(widelyHeld), cached.analyze(widelyHeld), cached.analyze(widelyHeld)])
   t.equal(answers[1], answers[0])

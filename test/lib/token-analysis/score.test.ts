@@ -83,7 +83,7 @@ t.test('the real USDC mint: authorities reported, issuer named, weights lowered 
   const value = sample('solana-rpc/getAccountInfo.base64.mainnet-usdc-mint-apiVersion-1.16.21.json').result.value
   const mint = decodeMintAccount(USDC, value.owner, accountBytes(value.data))
   const reason = `Holder data is unavailable: ${refusalReason(getSolanaErrorFromJsonRpcError(sample('solana-rpc/getTokenLargestAccounts.error-32010-excluded-from-secondary-indexes.json').error))}.`
-  const facts: RiskFacts = { ...mint, extensions: [], metadata: null, holders: { available: false, reason }, issuer: knownIssuer(USDC) }
+  const facts: RiskFacts = { ...mint, extensions: [], metadata: null, holders: { available: false, reason }, issuer: knownIssuer(USDC, 'mainnet-beta') }
   const risks = assessRisks(facts)
   t.match(Object.fromEntries(risks.map(risk => [risk.code, risk])), {
     MINT_AUTHORITY_ACTIVE: { level: 'danger', weight: 5, message: /2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9.*Circle.*5 instead of 30/ },
@@ -202,7 +202,7 @@ t.test('the weight table is well-formed and every message is filled in', async t
     ],
     metadata: { ...CLEAN.metadata!, mutable: true },
     holders: { available: false, reason: 'Holder data is unavailable: test.' },
-    issuer: knownIssuer(USDC)
+    issuer: knownIssuer(USDC, 'mainnet-beta')
   }
   const risks = assessRisks(everything)
   for (const risk of risks) t.notMatch(risk.message, /[{}]|undefined|null/, `${risk.code} message filled`)
