@@ -5,8 +5,8 @@
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit'
 import { registrationInstructions } from '../client/register.js'
-import { startLocalnet } from '../localnet/index.js'
-import { buildSignedTransaction } from '../localnet/tx-builder.js'
+import { startLocalnet } from '@token-merchant/localnet'
+import { buildSignedTransaction } from '@token-merchant/localnet/tx-builder'
 import { buildRegistrationMemo } from '../lib/registry/registration-memo.js'
 import type { ChainRequest, ChainSetup, Proof } from './chain.js'
 

@@ -1,5 +1,5 @@
 // How many SPL token transfers per second the local chain confirms over HTTP. The chain runs as its own
-// process (`localnet/cli.ts`, as `npm run localnet` starts it) so clients and chain do not share a core.
+// process (`packages/localnet/cli.ts`, as `npm run localnet` starts it) so clients and chain do not share a core.
 // Each client builds and signs a transferChecked with kit, sends it with preflight (as the service's
 // clients do) and polls getSignatureStatuses until it is finalized. Requests go through a keep-alive
 // node:http agent: Node 20's fetch (under kit's default transport) costs ~5 ms per request on a 2-core
@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { address, createKeyPairSignerFromBytes, createSolanaRpc, type Base64EncodedWireTransaction } from '@solana/kit'
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
-import { buildSignedTransaction } from '../localnet/tx-builder.js'
+import { buildSignedTransaction } from '@token-merchant/localnet/tx-builder'
 
 const args = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
 const VIA_KIT = process.argv.includes('--kit')
@@ -24,7 +24,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url))
 
 const dir = mkdtempSync(join(tmpdir(), 'localnet-bench-'))
 const keypairPath = join(dir, 'buyer.json')
-const chain = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof2'] : []), '--import', 'tsx', 'localnet/cli.ts', '--port', '0', '--buyer-keypair', keypairPath, '--buyer-usdc', '1000000'], {
+const chain = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof2'] : []), '--import', 'tsx', 'packages/localnet/cli.ts', '--port', '0', '--buyer-keypair', keypairPath, '--buyer-usdc', '1000000'], {
   cwd: ROOT,
   stdio: ['ignore', 'pipe', 'inherit'],
 })

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
-import { startPriceApi, type PriceApi } from '../localnet/price-api/index.js'
+import { startPriceApi, type PriceApi } from '@token-merchant/localnet/price-api'
 import { PROJECT_ROOT } from '../project.js'
 import { startChain, type BenchChain } from './chain.js'
 import { compareWithBaseline, type LoadShape, type LoadTarget } from './load.js'

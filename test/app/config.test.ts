@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { ConfigError, DEFAULT_REGISTRY_ADDRESS, loadConfig, REGISTRY_SEED } from '../../config.js'
 import { MEMO_V2_PROGRAM } from '../../lib/solana/networks.js'
-import { readKeypairAddress, resolveMerchantAddress, writeKeypairFile } from '../../lib/solana/merchant-keypair.js'
+import { readKeypairAddress, resolveMerchantAddress, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 
 function problemsOf (env: Record<string, string>): string[] {
   try {

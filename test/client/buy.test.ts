@@ -9,7 +9,7 @@ import { buy, getManifest, isBuyerError, type BuyStep } from '../../client/index
 import { preparePayment, sendPayment, waitForConfirmation } from '../../client/payment.js'
 import { readPaymentRequirement } from '../../client/requirements.js'
 import { startDemoEnvironment } from '../../demo/environment.js'
-import { PRICE_PATH } from '../../localnet/price-api/index.js'
+import { PRICE_PATH } from '@token-merchant/localnet/price-api'
 
 /**
  * A JSON-RPC pass-through between the merchant and the local chain that can answer the next

@@ -9,7 +9,7 @@ import { classify, EXIT, UsageError } from '../../client/cli/exit-codes.js'
 import { run } from '../../client/cli/run.js'
 import { BuyerError, discover } from '../../client/index.js'
 import { startDemoEnvironment } from '../../demo/environment.js'
-import { PRICE_PATH } from '../../localnet/price-api/index.js'
+import { PRICE_PATH } from '@token-merchant/localnet/price-api'
 import { InvalidRegistrationError } from '../../lib/registry/registration-memo.js'
 import { PROJECT_ROOT } from '../../project.js'
 

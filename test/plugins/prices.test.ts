@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import { loadConfig } from '../../config.js'
-import { PRICE_PATH, startPriceApi } from '../../localnet/price-api/index.js'
+import { PRICE_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
 import configPlugin from '../../plugins/app/config.js'
 import pricesPlugin from '../../plugins/app/prices.js'
 

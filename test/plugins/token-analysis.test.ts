@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startLocalnet } from '../../localnet/index.js'
+import { startLocalnet } from '@token-merchant/localnet'
 import { build } from '../helper.js'
 
 const net = await startLocalnet()
@@ -24,7 +24,7 @@ t.test('a malformed address is 400 VALIDATION_ERROR before any payment is asked'
 
 t.test('the plugin gives the app an analyzer over its Solana RPC client', async t => {
   const app = await build(t, { SOLANA_RPC_URL: net.url, ANALYSIS_CACHE_TTL_MS: '60000' })
-  const analysis = await app.tokenAnalyzer.analyze(mint)
+  const analysis = await app.tokenAnalysis.analyze(mint)
   t.match(analysis, { mint, decimals: 6, supply: '0', authorities: { mint_authority_disabled: false } })
-  t.equal(await app.tokenAnalyzer.analyze(mint), analysis, 'reused within ANALYSIS_CACHE_TTL_MS')
+  t.equal(await app.tokenAnalysis.analyze(mint), analysis, 'reused within ANALYSIS_CACHE_TTL_MS')
 })

@@ -1,7 +1,7 @@
 import { address } from '@solana/kit'
 import t from 'tap'
-import { startLocalnet } from '../../localnet/index.js'
-import { startPriceApi } from '../../localnet/price-api/index.js'
+import { startLocalnet } from '@token-merchant/localnet'
+import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { proofHeaders, startPaidChain } from '../fixtures/paid-chain.js'
 import { build } from '../helper.js'
 

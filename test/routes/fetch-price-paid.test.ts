@@ -1,5 +1,5 @@
 import t from 'tap'
-import { startPriceApi } from '../../localnet/price-api/index.js'
+import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { build } from '../helper.js'
 import { proofHeaders, startPaidChain } from '../fixtures/paid-chain.js'
 

@@ -4,7 +4,7 @@ import { generateKeyPairSigner } from '@solana/kit'
 import t from 'tap'
 import { registerAgent } from '../../client/register.js'
 import { DEFAULT_REGISTRY_ADDRESS } from '../../config.js'
-import { startLocalnet } from '../../localnet/index.js'
+import { startLocalnet } from '@token-merchant/localnet'
 import { RegisteredAgent, RegistryListing } from '../../schemas/registry.js'
 import { build } from '../helper.js'
 

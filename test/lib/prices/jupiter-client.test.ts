@@ -1,5 +1,5 @@
 import t from 'tap'
-import { PRICE_PATH, SEARCH_PATH, startPriceApi } from '../../../localnet/price-api/index.js'
+import { PRICE_PATH, SEARCH_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
 import { createJupiterClient, parseRetryAfterMs, type JupiterClientOptions } from '../../../lib/prices/jupiter-client.js'
 
 const SOL = 'So11111111111111111111111111111111111111112'

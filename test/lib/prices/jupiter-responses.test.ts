@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { MalformedResponseError, parsePriceV3, parseTokenSearch } from '../../../lib/prices/jupiter-responses.js'
 
-// The real Jupiter samples the team collected (../shared/reference/token-data, beside the repository).
-const SAMPLES = new URL('../../../../shared/reference/token-data/', import.meta.url)
+// Real Jupiter answers, copied into the repository with their source (test/fixtures/samples/token-data).
+const SAMPLES = new URL('../../fixtures/samples/token-data/', import.meta.url)
 const sample = (name: string): unknown => JSON.parse(readFileSync(new URL(name, SAMPLES), 'utf8'))
 
 const SOL = 'So11111111111111111111111111111111111111112'

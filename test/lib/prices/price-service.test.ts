@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { getAddressDecoder } from '@solana/kit'
 import t from 'tap'
-import { PRICE_PATH, SEARCH_PATH, startPriceApi, type PriceApiToken } from '../../../localnet/price-api/index.js'
+import { PRICE_PATH, SEARCH_PATH, startPriceApi, type PriceApiToken } from '@token-merchant/localnet/price-api'
 import { createPriceService, type PriceServiceOptions } from '../../../lib/prices/price-service.js'
 
 const SOL = 'So11111111111111111111111111111111111111112'

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { getBase58Decoder, isSolanaError, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS, SOLANA_ERROR__JSON_RPC__INVALID_REQUEST, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type Address } from '@solana/kit'
 import t, { type Test } from 'tap'
-import { MEMO_V3_PROGRAM, startLocalnet } from '../../../localnet/index.js'
+import { MEMO_V3_PROGRAM, startLocalnet } from '@token-merchant/localnet'
 import { createRpcBatchClient, RpcBatchAnswerError } from '../../../lib/solana/rpc-batch.js'
 import { isRpcUnavailable, rpcUnavailable } from '../../../lib/solana/rpc-errors.js'
 

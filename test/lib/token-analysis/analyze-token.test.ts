@@ -1,7 +1,7 @@
 import t from 'tap'
 import { address, createSolanaRpc, type Address } from '@solana/kit'
 import { AuthorityType, getPauseInstruction, getSetAuthorityInstruction } from '@solana-program/token-2022'
-import { startLocalnet } from '../../../localnet/index.js'
+import { startLocalnet } from '@token-merchant/localnet'
 import { AppError } from '../../../lib/errors/app-error.js'
 import { knownIssuer } from '../../../lib/token-analysis/known-issuers.js'
 import { createTokenAnalyzer } from '../../../lib/token-analysis/analyze-token.js'

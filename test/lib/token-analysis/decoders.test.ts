@@ -8,8 +8,8 @@ import { metaplexAccount } from '../../fixtures/metaplex-account.js'
 import { accountBytes, decodeMintAccount } from '../../../lib/token-analysis/read-mint.js'
 import { AppError } from '../../../lib/errors/app-error.js'
 
-// The real mainnet samples the team collected (../shared/reference, beside the repository).
-const SAMPLES = new URL('../../../../shared/reference/solana-rpc/', import.meta.url)
+// Real mainnet answers, copied into the repository with their source (test/fixtures/samples/solana-rpc).
+const SAMPLES = new URL('../../fixtures/samples/solana-rpc/', import.meta.url)
 const sample = (name: string) => JSON.parse(readFileSync(new URL(name, SAMPLES), 'utf8'))
 
 const USDC = address('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')

@@ -8,7 +8,7 @@ import { RISK_RULES } from '../../../lib/token-analysis/risk-weights.js'
 import { assessRisks, riskScore, type RiskFacts } from '../../../lib/token-analysis/score.js'
 import { summarise } from '../../../lib/token-analysis/summary.js'
 
-const SAMPLES = new URL('../../../../shared/reference/', import.meta.url)
+const SAMPLES = new URL('../../fixtures/samples/', import.meta.url)
 const sample = (name: string) => JSON.parse(readFileSync(new URL(name, SAMPLES), 'utf8'))
 
 const USDC = address('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { startPriceApi } from '../../../localnet/price-api/index.js'
+import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { build, testEnv } from '../../helper.js'
 import { proofHeaders, startPaidChain } from '../../fixtures/paid-chain.js'
 import { spawnServer } from '../../fixtures/server-process.js'
