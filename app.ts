@@ -5,7 +5,7 @@ import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import crossOrigin from './plugins/app/cross-origin.js'
-import { handleError, handleNotFound } from './plugins/app/error-handler.js'
+import errorHandler from './plugins/app/error-handler.js'
 import payment from './plugins/app/payment.js'
 import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
@@ -82,8 +82,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(registry)
   await fastify.register(reputation)
 
-  fastify.setErrorHandler(handleError)
-  fastify.setNotFoundHandler(handleNotFound)
+  await fastify.register(errorHandler)
 
   // One folder per URL area; the prefix is the folder's place in the URL.
   await fastify.register(manifestRoutes, { prefix: '/.well-known' })

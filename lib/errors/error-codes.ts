@@ -46,10 +46,6 @@ export function statusOf (code: ErrorCode): number {
   return ERROR_CODES[code].status
 }
 
-export function isErrorCode (value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value)
-}
-
 /** The code for a status that Fastify or a plugin raised on its own: the first code of that status. */
 export const CODE_BY_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
   (Object.keys(ERROR_CODES) as ErrorCode[]).reverse().map(code => [ERROR_CODES[code].status, code])

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Signature } from '@solana/kit'
+import type { Address, Signature } from '@solana/kit'
 import type { PaymentClaims } from '../../db/payment-claims.js'
-import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
+import { callRpc } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import type { PaidServiceName, PaidService } from './catalog.js'
 import { PaymentError } from './payment-error.js'
@@ -22,8 +22,8 @@ export interface VerifierOptions {
   claims: PaymentClaims
   /** Resolves once the RPC is known to serve the configured cluster; throws otherwise. */
   ensureNetwork: () => Promise<void>
-  payTo: string
-  mint: string
+  payTo: Address
+  mint: Address
   commitment: 'confirmed' | 'finalized'
   maxAgeSeconds: number
   leaseMs: number
@@ -40,10 +40,10 @@ const IN_PROGRESS_RETRY_SECONDS = '1'
 export function createPaymentVerifier (options: VerifierOptions) {
   const { rpc, claims } = options
 
-  async function fetchTransaction (signature: string): Promise<PaymentTransaction | null> {
+  async function fetchTransaction (signature: Signature): Promise<PaymentTransaction | null> {
     const deadline = Date.now() + options.notFoundWaitMs
     for (;;) {
-      const tx = await rpc.getTransaction(signature as Signature, {
+      const tx = await rpc.getTransaction(signature, {
         encoding: 'json',
         maxSupportedTransactionVersion: 0,
         commitment: options.commitment
@@ -63,14 +63,10 @@ export function createPaymentVerifier (options: VerifierOptions) {
       // A spent proof is refused without asking the chain.
       if (claims.status(proof.signature) === 'redeemed') throw alreadyUsed()
 
-      let tx: PaymentTransaction | null
-      try {
+      const tx = await callRpc(async () => {
         await options.ensureNetwork()
-        tx = await fetchTransaction(proof.signature)
-      } catch (error) {
-        if (isRpcUnavailable(error)) throw rpcUnavailable(error)
-        throw error
-      }
+        return await fetchTransaction(proof.signature)
+      })
       if (tx === null) {
         throw new PaymentError({
           code: 'PAYMENT_NOT_FOUND',

@@ -1,5 +1,6 @@
 import { NETWORKS, type NetworkName } from './networks.js'
 import type { SolanaRpc } from './rpc-client.js'
+import { rpcUnavailable } from './rpc-errors.js'
 
 export type RpcState = 'unchecked' | 'up' | 'down'
 
@@ -7,7 +8,7 @@ export type RpcState = 'unchecked' | 'up' | 'down'
 export type RpcRole = 'payment' | 'data'
 
 /** The variables that configure each role, named in messages that ask an operator to fix them. */
-export const ROLE_VARIABLES: Record<RpcRole, { network: string, url: string }> = {
+const ROLE_VARIABLES: Record<RpcRole, { network: string, url: string }> = {
   payment: { network: 'SOLANA_NETWORK', url: 'SOLANA_RPC_URL' },
   data: { network: 'DATA_NETWORK', url: 'DATA_RPC_URL' }
 }
@@ -51,6 +52,19 @@ export function createNetworkCheck (rpc: SolanaRpc, network: NetworkName, role: 
 
   return {
     check,
+    /**
+     * Resolves once the node was seen serving the configured cluster (checking now if it never
+     * was); otherwise throws RPC_UNAVAILABLE, so nothing is judged against an unverified node. A
+     * node of another cluster is reported through `onMismatch` and stays unavailable.
+     */
+    async ensureVerified (onMismatch: (error: NetworkMismatchError) => void): Promise<void> {
+      if (verifiedGenesis !== undefined) return
+      const now = await check().catch((error: NetworkMismatchError) => {
+        onMismatch(error)
+        return 'down' as const
+      })
+      if (now !== 'up') throw rpcUnavailable(new Error(`Solana ${role} RPC not verified`))
+    },
     /** The current state, re-checked when older than `maxAgeMs`. */
     async current (maxAgeMs: number): Promise<RpcState> {
       return Date.now() - lastCheckAt > maxAgeMs ? await check() : state

@@ -50,3 +50,13 @@ export function rpcUnavailable (cause: unknown): AppError {
   return new AppError('RPC_UNAVAILABLE', 'The Solana RPC node is unavailable; nothing was charged or recorded, retry shortly',
     { cause, headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
 }
+
+/** Runs one RPC call; a failure of the node or the network becomes the 503 RPC_UNAVAILABLE answer. */
+export async function callRpc<T> (call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    if (isRpcUnavailable(error)) throw rpcUnavailable(error)
+    throw error
+  }
+}

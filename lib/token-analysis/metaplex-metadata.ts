@@ -17,7 +17,7 @@ import {
   type Rpc,
   type Slot
 } from '@solana/kit'
-import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
+import { callRpc } from '../solana/rpc-errors.js'
 import { accountBytes } from './read-mint.js'
 
 export const METAPLEX_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s' as Address
@@ -111,13 +111,7 @@ export function decodeMetaplexMetadata (address: Address, data: Uint8Array, mint
  */
 export async function readMetaplexMetadata (rpc: Rpc<GetAccountInfoApi>, mint: Address, minContextSlot: Slot): Promise<MetaplexMetadata | null> {
   const address = await findMetaplexMetadataAddress(mint)
-  let response
-  try {
-    response = await rpc.getAccountInfo(address, { encoding: 'base64', commitment: 'confirmed', minContextSlot }).send()
-  } catch (error) {
-    if (isRpcUnavailable(error)) throw rpcUnavailable(error)
-    throw error
-  }
+  const response = await callRpc(async () => await rpc.getAccountInfo(address, { encoding: 'base64', commitment: 'confirmed', minContextSlot }).send())
   const account = response.value
   if (account === null || account.owner !== METAPLEX_METADATA_PROGRAM) return null
   return decodeMetaplexMetadata(address, accountBytes(account.data), mint)

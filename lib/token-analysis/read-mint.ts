@@ -8,7 +8,7 @@ import {
   type Extension
 } from '@solana-program/token-2022'
 import { AppError } from '../errors/app-error.js'
-import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
+import { callRpc } from '../solana/rpc-errors.js'
 
 // Account sizes fixed by both token programs: a mint's base state, a token account, a multisig.
 const MINT_SIZE = 82
@@ -124,13 +124,7 @@ export function accountBytes (data: Base64EncodedDataResponse): Uint8Array {
 
 /** Reads and decodes a mint: 404 MINT_NOT_FOUND, 422 NOT_A_TOKEN_MINT or 503 RPC_UNAVAILABLE otherwise. */
 export async function readMint (rpc: Rpc<GetAccountInfoApi>, address: Address): Promise<MintRead> {
-  let response
-  try {
-    response = await rpc.getAccountInfo(address, { encoding: 'base64', commitment: 'confirmed' }).send()
-  } catch (error) {
-    if (isRpcUnavailable(error)) throw rpcUnavailable(error)
-    throw error
-  }
+  const response = await callRpc(async () => await rpc.getAccountInfo(address, { encoding: 'base64', commitment: 'confirmed' }).send())
   const account = response.value
   if (account === null) throw new AppError('MINT_NOT_FOUND', `No account exists at ${address}`)
   return { mint: decodeMintAccount(address, account.owner, accountBytes(account.data)), slot: response.context.slot }

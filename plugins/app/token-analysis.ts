@@ -1,10 +1,9 @@
 import fp from 'fastify-plugin'
-import { rpcUnavailable } from '../../lib/solana/rpc-errors.js'
 import { createTokenAnalyzer } from '../../lib/token-analysis/analyze-token.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    tokenAnalyzer: ReturnType<typeof createTokenAnalyzer>
+    tokenAnalysis: ReturnType<typeof createTokenAnalyzer>
   }
 }
 
@@ -14,19 +13,12 @@ declare module 'fastify' {
  */
 export default fp(async (fastify) => {
   const { data } = fastify.solana
-  fastify.decorate('tokenAnalyzer', createTokenAnalyzer({
+  fastify.decorate('tokenAnalysis', createTokenAnalyzer({
     rpc: data.rpc,
     network: data.network,
     // A node that was down at start-up has not shown its genesis hash yet: nobody is sold data of
     // another cluster, so it is checked first, and a node of the wrong cluster stays unavailable.
-    ensureNetwork: async () => {
-      if (data.health.genesisHash !== undefined) return
-      const state = await data.health.check().catch((error: Error) => {
-        fastify.log.fatal(error.message)
-        return 'down' as const
-      })
-      if (state !== 'up') throw rpcUnavailable(new Error(`Solana ${data.role} RPC not verified`))
-    },
+    ensureNetwork: async () => await data.health.ensureVerified(error => fastify.log.fatal(error.message)),
     cacheTtlMs: fastify.config.ANALYSIS_CACHE_TTL_MS
   }))
-}, { name: 'token-analysis', dependencies: ['config', 'solana'] })
+}, { name: 'token-analysis', fastify: '5.x', dependencies: ['config', 'solana'] })

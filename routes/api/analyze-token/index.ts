@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { address } from '@solana/kit'
-import { AppError } from '../../../lib/errors/app-error.js'
+import { validationError } from '../../../lib/errors/error-body.js'
 import { SolanaAddress } from '../../../schemas/common.js'
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
@@ -12,7 +12,7 @@ import { isBase58Address } from '../../../lib/solana/base58.js'
 const ADDRESS_PROBLEM = 'must be a base58-encoded 32-byte Solana address'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { tokenAnalyzer } = fastify
+  const { tokenAnalysis } = fastify
   const { dataNetwork } = fastify.config
 
   fastify.get('/:address', {
@@ -42,12 +42,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     // exactly 32 bytes, and nobody should pay to learn that their address is malformed.
     preValidation: async (request) => {
       if (!isBase58Address(request.params.address)) {
-        throw new AppError('VALIDATION_ERROR', `params.address ${ADDRESS_PROBLEM}`, {
-          details: { validation: [{ in: 'params', path: 'address', message: ADDRESS_PROBLEM }] }
-        })
+        throw validationError([{ in: 'params', path: 'address', message: ADDRESS_PROBLEM }])
       }
     }
-  }, async (request) => await tokenAnalyzer.analyze(address(request.params.address)))
+  }, async (request) => await tokenAnalysis.analyze(address(request.params.address)))
 }
 
 export default routes

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { AppError } from '../../../lib/errors/app-error.js'
+import { validationError } from '../../../lib/errors/error-body.js'
 import { parseTokenInput, TOKEN_INPUT_PATTERN } from '../../../lib/prices/token-input.js'
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
@@ -56,9 +56,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         if (typeof raw !== 'string' || !TOKEN_INPUT.test(raw)) continue
         const parsed = parseTokenInput(raw)
         if (parsed.kind === 'invalid') {
-          throw new AppError('VALIDATION_ERROR', `${where}.${name} ${parsed.reason}`, {
-            details: { validation: [{ in: where, path: name, message: parsed.reason }] }
-          })
+          throw validationError([{ in: where, path: name, message: parsed.reason }])
         }
         await prices.resolveToken(raw)
       }
