@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { isAddress } from '@solana/kit'
+import { address, isAddress, type Address } from '@solana/kit'
 import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks.js'
-import { resolveMerchantAddress } from './lib/solana/merchant-keypair.js'
+import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
 
 /**
  * The registry everyone on the defaults shares: a program-derived address of the memo program
@@ -80,8 +80,8 @@ export type Config = EnvConfig & {
   dataNetwork: NetworkName
   dataRpcUrl: string
   dataRpcTimeoutMs: number
-  paymentMint: string
-  paymentAddress: string
+  paymentMint: Address
+  paymentAddress: Address
   /** Set when the payment address came from (or was written to) the keypair file. */
   merchantKeypairCreated: boolean
 }
@@ -181,8 +181,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     network,
     rpcUrl: rpcUrl as string,
     ...(data as DataRpc),
-    paymentMint: envConfig.PAYMENT_MINT ?? facts.usdcMint,
-    paymentAddress,
+    // Both passed the solana-address format check (or came from a keypair file): brand them once.
+    paymentMint: address(envConfig.PAYMENT_MINT ?? facts.usdcMint),
+    paymentAddress: address(paymentAddress),
     merchantKeypairCreated
   }
 }

@@ -12,7 +12,7 @@ interface CommandSpec {
   usage: string
 }
 
-export const COMMANDS = {
+const COMMANDS = {
   registry: {
     positionals: ['url'],
     options: { wallet: { type: 'string' }, name: { type: 'string' } },

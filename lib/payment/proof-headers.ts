@@ -1,10 +1,12 @@
+import type { Address, Signature } from '@solana/kit'
 import { isBase58Address, isBase58OfLength } from '../solana/base58.js'
 import { PAYMENT_HEADERS } from './headers.js'
 import type { PaymentRejection } from './payment-error.js'
 
+/** A proof whose headers decoded: a 64-byte signature and a 32-byte address, branded as kit's types. */
 export interface PaymentProof {
-  signature: string
-  wallet: string
+  signature: Signature
+  wallet: Address
 }
 
 function isBase58Signature (value: string): boolean {
@@ -35,5 +37,6 @@ export function readPaymentProof (headers: Record<string, string | string[] | un
     const invalid = [PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet].filter(h => problems.some(p => p.startsWith(h)))
     return { rejection: { code: 'INVALID_PAYMENT_HEADER', message: problems.join('; '), details: { invalidHeaders: invalid } } }
   }
-  return { proof: { signature: signature as string, wallet: wallet as string } }
+  // Both were just checked to decode to 64 and 32 bytes: the one place the brands are applied.
+  return { proof: { signature: signature as Signature, wallet: wallet as Address } }
 }

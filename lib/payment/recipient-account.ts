@@ -10,22 +10,22 @@ const RETRY_MS = 30_000
  * without an x402 library know where to send. It depends on the mint's token program, which
  * takes one RPC read; that read happens in the background, never on a request's path.
  */
-export function createRecipientAccount (rpc: SolanaRpc, mint: string, owner: string) {
-  let known: string | undefined
+export function createRecipientAccount (rpc: SolanaRpc, mint: Address, owner: Address) {
+  let known: Address | undefined
   let lastAttempt = 0
 
   async function resolve (): Promise<void> {
     lastAttempt = Date.now()
-    const { value } = await rpc.getAccountInfo(mint as Address, { encoding: 'base64' }).send()
+    const { value } = await rpc.getAccountInfo(mint, { encoding: 'base64' }).send()
     const tokenProgram = value?.owner
     if (tokenProgram !== TOKEN_PROGRAM_ADDRESS && tokenProgram !== TOKEN_2022_PROGRAM_ADDRESS) return
-    const [ata] = await findAssociatedTokenPda({ mint: mint as Address, owner: owner as Address, tokenProgram })
+    const [ata] = await findAssociatedTokenPda({ mint, owner, tokenProgram })
     known = ata
   }
 
   return {
     /** The account if known; otherwise starts a lookup (at most one per 30 s) and returns undefined. */
-    get (): string | undefined {
+    get (): Address | undefined {
       if (known === undefined && Date.now() - lastAttempt > RETRY_MS) resolve().catch(() => {})
       return known
     },

@@ -44,7 +44,7 @@ export type PaymentCheck =
  * ends at 0. Token and Token-2022 report balances the same way, so a transfer fee withheld from
  * the recipient is not counted.
  */
-export function amountReceived (meta: NonNullable<PaymentTransaction['meta']>, payTo: string, mint: string): bigint {
+function amountReceived (meta: NonNullable<PaymentTransaction['meta']>, payTo: string, mint: string): bigint {
   const ours = (balances: readonly TokenBalance[] | null | undefined) => {
     const byAccount = new Map<number, bigint>()
     for (const balance of balances ?? []) {

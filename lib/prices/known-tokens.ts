@@ -3,7 +3,7 @@ import type { NetworkName } from '../solana/networks.js'
 /**
  * Well-known mainnet tokens, answered without asking the aggregator. Every address here was
  * confirmed against Jupiter's validated token list (jup-ag/token-list validated-tokens.csv,
- * 2025-04-21); see ../shared/docs/tokendata.md section 5. Symbols keep that list's spelling,
+ * 2025-04-21), the list Jupiter's own token API was seeded from. Symbols keep that list's spelling,
  * without a leading `$`.
  */
 export interface KnownToken {

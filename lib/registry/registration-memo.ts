@@ -4,7 +4,7 @@
  * command never sends a memo the registry would skip.
  */
 
-export const REGISTRATION_VERSION = 1
+const REGISTRATION_VERSION = 1
 /** Characters (Unicode code points) of an agent name. */
 export const MAX_AGENT_NAME_LENGTH = 64
 /** Characters of a manifest URL (ASCII only, so also its bytes). */
@@ -55,7 +55,7 @@ function manifestUrlProblems (manifestUrl: unknown): string[] {
 }
 
 /** Every rule a name and manifest URL break; empty when the registry accepts them. */
-export function registrationProblems (name: unknown, manifestUrl: unknown): string[] {
+function registrationProblems (name: unknown, manifestUrl: unknown): string[] {
   return [...nameProblems(name), ...manifestUrlProblems(manifestUrl)]
 }
 

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto'
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { getAddressDecoder } from '@solana/kit'
+import { createKeyPairSignerFromBytes, getAddressDecoder, type Address, type KeyPairSigner } from '@solana/kit'
 
 // PKCS#8 prefix of an Ed25519 private key; the 32-byte seed follows it.
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
@@ -20,8 +20,11 @@ export function generateKeypairBytes (): Uint8Array {
   return new Uint8Array([...seed, ...publicKeyOfSeed(seed)])
 }
 
-/** Reads a solana-keygen keypair file and returns its address, checking that the two halves belong together. */
-export function readKeypairAddress (path: string): string {
+/**
+ * Reads a solana-keygen keypair file (a JSON array of 64 bytes: secret seed, then public key),
+ * checking that the two halves belong together. The one reader of the server and the client.
+ */
+function readKeypairFile (path: string): Uint8Array {
   let bytes: unknown
   try {
     bytes = JSON.parse(readFileSync(path, 'utf8'))
@@ -33,18 +36,27 @@ export function readKeypairAddress (path: string): string {
     throw new Error(`keypair file ${path} must hold a JSON array of 64 bytes`)
   }
   const keypair = Uint8Array.from(bytes as number[])
-  const publicKey = keypair.subarray(32)
-  if (!Buffer.from(publicKeyOfSeed(keypair.subarray(0, 32))).equals(Buffer.from(publicKey))) {
+  if (!Buffer.from(publicKeyOfSeed(keypair.subarray(0, 32))).equals(Buffer.from(keypair.subarray(32)))) {
     throw new Error(`keypair file ${path} holds a public key that does not match its secret key`)
   }
-  return getAddressDecoder().decode(publicKey)
+  return keypair
+}
+
+/** The address of a keypair file. */
+export function readKeypairAddress (path: string): Address {
+  return getAddressDecoder().decode(readKeypairFile(path).subarray(32))
+}
+
+/** A keypair file as a kit signer. */
+export async function loadKeypairSigner (path: string): Promise<KeyPairSigner> {
+  return await createKeyPairSignerFromBytes(readKeypairFile(path))
 }
 
 /**
  * Writes a new keypair file readable by its owner only. The file appears complete or not at
  * all (written aside, then hard-linked into place), and an existing file is never replaced.
  */
-export function writeKeypairFile (path: string, bytes: Uint8Array = generateKeypairBytes()): string {
+export function writeKeypairFile (path: string, bytes: Uint8Array = generateKeypairBytes()): Address {
   mkdirSync(dirname(path), { recursive: true })
   const aside = `${path}.${process.pid}.tmp`
   writeFileSync(aside, JSON.stringify([...bytes]), { mode: 0o600 })
@@ -60,7 +72,7 @@ export function writeKeypairFile (path: string, bytes: Uint8Array = generateKeyp
  * The merchant's address from its keypair file, creating the file on first start. Workers of
  * a cluster starting together agree on one file: whoever links second reads the winner's.
  */
-export function resolveMerchantAddress (path: string): { address: string, created: boolean } {
+export function resolveMerchantAddress (path: string): { address: Address, created: boolean } {
   if (existsSync(path)) return { address: readKeypairAddress(path), created: false }
   try {
     return { address: writeKeypairFile(path), created: true }

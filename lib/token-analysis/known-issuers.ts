@@ -4,8 +4,8 @@ import type { NetworkName } from '../solana/networks.js'
 /**
  * Centrally issued stablecoins, by mint address. Not a whitelist: their mint and freeze powers are
  * still reported (with the lower `issuerWeight` of the risk table), the issuer is named and the
- * trust assumption is spelled out. Only mints confirmed in ../shared/docs are listed (USDC also by
- * Circle's own skills repo, rpc.md section 6); USDG, USD1 and EURC are left out until confirmed,
+ * trust assumption is spelled out. Only mints confirmed by the issuers' own published
+ * addresses are listed (USDC also by Circle's developer documentation); USDG, USD1 and EURC are left out until confirmed,
  * since naming the wrong mint as a stablecoin would be worse than naming none.
  */
 const MAINNET: Record<string, TokenIssuerBody> = {

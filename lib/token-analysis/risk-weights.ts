@@ -2,7 +2,7 @@
  * The one table behind risk_score: every finding the analysis can report, its level, the points it
  * adds, and its sentence. risk_score is the sum of the points of the findings, clamped to 1..100.
  *
- * How the weights were chosen (anchors in ../shared/docs/tokendata.md sections 3-4):
+ * How the weights were chosen (anchored on what RugCheck, GoPlus and Jupiter Shield weigh heaviest):
  * - 20-40, danger: powers that take tokens or value from holders or stop them selling today, and a
  *   supply in one or ten hands. RugCheck's heaviest risks are the same (mint authority, permanent
  *   delegate, freeze authority, top-10 ownership); GoPlus and Jupiter Shield flag the rest

@@ -10,4 +10,4 @@ declare module 'fastify' {
 /** Makes the validated configuration available as `fastify.config`. */
 export default fp<{ config: Config }>(async (fastify, opts) => {
   fastify.decorate('config', opts.config)
-}, { name: 'config' })
+}, { name: 'config', fastify: '5.x' })

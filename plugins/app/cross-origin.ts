@@ -22,4 +22,4 @@ const PREFLIGHT_HEADERS = {
 /** Answers every preflight (OPTIONS) request. */
 export default fp(async (fastify) => {
   fastify.options('*', { schema: { hide: true } }, async (_request, reply) => reply.code(204).headers(PREFLIGHT_HEADERS).send())
-}, { name: 'cross-origin' })
+}, { name: 'cross-origin', fastify: '5.x' })

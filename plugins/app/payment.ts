@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseAsyncHookHandler, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { isAppError } from '../../lib/errors/app-error.js'
-import { errorBody } from './error-handler.js'
+import { errorBody } from '../../lib/errors/error-body.js'
 import { isPaidServiceName, PAID_SERVICES, type PaidServiceName } from '../../lib/payment/catalog.js'
 import { PAYMENT_HEADERS } from '../../lib/payment/headers.js'
 import { PaymentError, type PaymentRejection } from '../../lib/payment/payment-error.js'
@@ -11,7 +11,6 @@ import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
 import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from '../../lib/payment/requirements.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
 import { NETWORKS } from '../../lib/solana/networks.js'
-import { rpcUnavailable } from '../../lib/solana/rpc-errors.js'
 
 interface PaymentInFlight extends ClaimedPayment {
   /** Set once the claim was redeemed or released; later hooks leave it alone. */
@@ -58,14 +57,7 @@ export default fp(async (fastify) => {
     rpc: solana.rpc,
     claims: store.claims,
     // Never judge a payment against a node that is not known to serve the configured cluster.
-    ensureNetwork: async () => {
-      if (solana.health.genesisHash !== undefined) return
-      const state = await solana.health.check().catch((error: Error) => {
-        fastify.log.fatal(error.message)
-        return 'down' as const
-      })
-      if (state !== 'up') throw rpcUnavailable(new Error('Solana RPC not verified'))
-    },
+    ensureNetwork: async () => await solana.health.ensureVerified(error => fastify.log.fatal(error.message)),
     payTo: config.paymentAddress,
     mint: config.paymentMint,
     commitment: config.PAYMENT_COMMITMENT,
@@ -205,6 +197,9 @@ export default fp(async (fastify) => {
     })
   }
 
+  // Declared up front, so every request object has the same shape (no property added on the fly).
+  fastify.decorateRequest('payment', undefined)
+
   // Only paid routes carry the gate and its hooks; free routes pay nothing for them.
   fastify.addHook('onRoute', (route) => {
     const serviceName = route.config?.paidService
@@ -217,4 +212,4 @@ export default fp(async (fastify) => {
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})
-}, { name: 'payment', dependencies: ['config', 'store', 'solana'] })
+}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'solana'] })

@@ -23,4 +23,4 @@ export default fp(async (fastify) => {
   })
   fastify.decorate('prices', prices)
   fastify.addHook('onClose', async () => prices.close())
-}, { name: 'prices', dependencies: ['config'] })
+}, { name: 'prices', fastify: '5.x', dependencies: ['config'] })

@@ -40,4 +40,4 @@ export default fp(async (fastify) => {
   })
   fastify.decorate('registry', registry)
   fastify.addHook('onClose', async () => registry.close())
-}, { name: 'registry', dependencies: ['config', 'solana', 'store'] })
+}, { name: 'registry', fastify: '5.x', dependencies: ['config', 'solana', 'store'] })

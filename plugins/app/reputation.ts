@@ -16,4 +16,4 @@ export default fp(async (fastify) => {
     merchant: { name: config.AGENT_NAME, paymentAddress: config.paymentAddress },
     tokenSymbol: config.PAYMENT_TOKEN_SYMBOL
   }))
-}, { name: 'reputation', dependencies: ['config', 'store'] })
+}, { name: 'reputation', fastify: '5.x', dependencies: ['config', 'store'] })

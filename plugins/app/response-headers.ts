@@ -6,7 +6,7 @@ import { CORS_HEADERS } from './cross-origin.js'
  * sends with our options. They never vary, so one object is applied in one synchronous hook:
  * helmet builds them per request and halved the throughput of the cheapest routes.
  */
-export const SECURITY_HEADERS = {
+const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'cross-origin',
   'origin-agent-cluster': '?1',
@@ -41,4 +41,4 @@ export default fp(async (fastify) => {
     clearInterval(sweep)
     done()
   })
-}, { name: 'response-headers' })
+}, { name: 'response-headers', fastify: '5.x' })

@@ -51,4 +51,4 @@ export default fp(async (fastify) => {
   fastify.decorate('solana', { rpc: payment.rpc, health: payment.health, data })
 
   await Promise.all([payment, ...(data === payment ? [] : [data])].map(connection => watch(fastify, connection)))
-}, { name: 'solana', dependencies: ['config'] })
+}, { name: 'solana', fastify: '5.x', dependencies: ['config'] })

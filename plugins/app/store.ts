@@ -60,4 +60,4 @@ export default fp(async (fastify) => {
     store.audit.flushChallenges()
     store.db.close()
   })
-}, { name: 'store', dependencies: ['config'] })
+}, { name: 'store', fastify: '5.x', dependencies: ['config'] })

@@ -13,4 +13,4 @@ export default fp(async (fastify) => {
       `Rate limit of ${context.max} requests per ${context.after} exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
       { details: { retryAfterSeconds: Math.ceil(context.ttl / 1000) } })
   })
-}, { name: 'rate-limit', dependencies: ['config'] })
+}, { name: 'rate-limit', fastify: '5.x', dependencies: ['config'] })

@@ -29,4 +29,4 @@ export default fp(async (fastify) => {
   })
   await fastify.register(swaggerUi, { routePrefix: '/docs' })
   fastify.get('/openapi.json', { schema: { hide: true } }, async () => fastify.swagger())
-}, { name: 'swagger' })
+}, { name: 'swagger', fastify: '5.x' })
