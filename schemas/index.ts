@@ -6,6 +6,7 @@ import * as payment from './payment.js'
 import * as price from './price.js'
 import * as registry from './registry.js'
 import * as reputation from './reputation.js'
+import { OPERATION_ERROR_MODELS } from './responses.js'
 import * as tokenAnalysis from './token-analysis.js'
 
 function isModel (value: unknown): value is TSchema {
@@ -16,3 +17,4 @@ function isModel (value: unknown): value is TSchema {
 export const MODELS: TSchema[] = [error, health, manifest, payment, price, registry, reputation, tokenAnalysis]
   .flatMap(module => Object.values(module))
   .filter(isModel)
+  .concat(OPERATION_ERROR_MODELS)

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox'
+import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
+import { PaymentRequiredCodes } from './responses.js'
 
 export const PaymentRequirement = Type.Object({
   scheme: Type.Literal('exact'),
@@ -24,13 +26,30 @@ export const PaymentRequirement = Type.Object({
 }, { $id: 'PaymentRequirement' })
 
 export const PaymentRequired = Type.Object({
-  statusCode: Type.Integer({ examples: [402] }),
+  statusCode: Type.Literal(402),
   error: Type.String({ examples: ['Payment Required'] }),
   message: Type.String({ description: 'what is missing or wrong' }),
-  code: Type.String({
-    description: 'PAYMENT_REQUIRED, INVALID_PAYMENT_HEADER, PAYMENT_NOT_FOUND, PAYMENT_FAILED, PAYER_MISMATCH, AMOUNT_TOO_LOW, PAYMENT_EXPIRED, PAYMENT_ALREADY_USED or PAYMENT_IN_PROGRESS'
-  }),
+  code: PaymentRequiredCodes,
   requestId: Type.String(),
   x402Version: Type.Literal(1),
   accepts: Type.Array(Type.Ref('PaymentRequirement'))
 }, { $id: 'PaymentRequired', additionalProperties: true, description: 'x402 v1 payment requirements (402 body), in the common error shape' })
+
+/**
+ * The proof headers as optional request headers: documented (generated clients send them as typed
+ * header params) but not validated here, so a malformed proof is the gate's 402
+ * INVALID_PAYMENT_HEADER with the requirements, not a bare 400.
+ */
+export const PROOF_HEADERS = Type.Object({
+  [PAYMENT_HEADERS.signature]: Type.Optional(Type.String({ description: 'base58 signature of the payment transaction (pay-then-prove)' })),
+  [PAYMENT_HEADERS.wallet]: Type.Optional(Type.String({ description: 'base58 public key of the wallet that signed and paid' }))
+})
+
+/** Paid operations: call without proof to get the 402, or with both proof headers. */
+export const PAID_SECURITY: Array<Record<string, string[]>> = [{}, { paymentSignature: [], paymentWallet: [] }]
+
+/** The proof headers as OpenAPI security schemes (apiKey in header: what clients know how to send). */
+export const PAYMENT_SECURITY_SCHEMES = {
+  paymentSignature: { type: 'apiKey', in: 'header', name: PAYMENT_HEADERS.signature, description: 'signature of the on-chain payment' },
+  paymentWallet: { type: 'apiKey', in: 'header', name: PAYMENT_HEADERS.wallet, description: 'wallet that signed the payment' }
+} as const

@@ -10,7 +10,7 @@ export default fp(async (fastify) => {
     max: RATE_LIMIT_MAX,
     timeWindow: RATE_LIMIT_WINDOW_MS,
     errorResponseBuilder: (_request, context) => new AppError('RATE_LIMITED',
-      `Rate limit of ${context.max} requests per ${context.after} exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
+      `Rate limit of ${context.max} requests per ${RATE_LIMIT_WINDOW_MS / 1000} s exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
       { details: { retryAfterSeconds: Math.ceil(context.ttl / 1000) } })
   })
 }, { name: 'rate-limit', fastify: '5.x', dependencies: ['config'] })

@@ -1,12 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { HealthStatus } from '../../schemas/health.js'
-import { ref } from '../../schemas/ref.js'
+import { ErrorResponse } from '../../schemas/error.js'
+import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
 
 const RPC_STATE_MAX_AGE_MS = 5000
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/live', {
-    schema: { operationId: 'getLiveness', tags: ['ops'], summary: 'The process is up', response: { 200: ref(HealthStatus) } }
+    schema: {
+      operationId: 'getLiveness',
+      tags: ['ops'],
+      summary: 'The process is up',
+      response: { 200: documented(HealthStatus, 'the process answers'), ...errorResponses('getLiveness'), default: defaultResponse(ErrorResponse) }
+    }
   }, async () => ({ status: 'ok' as const }))
 
   // Ready means the database answers (503 otherwise). A down RPC is reported as "degraded":
@@ -17,7 +23,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getReadiness',
       tags: ['ops'],
       summary: 'Dependencies: database, payment RPC and data RPC',
-      response: { 200: ref(HealthStatus), 503: ref(HealthStatus) }
+      response: {
+        200: documented(HealthStatus, 'ready: `ok`, or `degraded` when an RPC is down (paid routes that need it answer 503 meanwhile)'),
+        503: documented(HealthStatus, 'not ready: the database does not answer'),
+        ...errorResponses('getReadiness'),
+        default: defaultResponse(ErrorResponse)
+      }
     }
   }, async (_request, reply) => {
     const database = fastify.store.isHealthy() ? 'up' : 'down'

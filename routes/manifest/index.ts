@@ -3,7 +3,8 @@ import { SERVICE_VERSION } from '../../project.js'
 import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS } from '../../lib/payment/catalog.js'
 import { NETWORKS } from '../../lib/solana/networks.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
-import { ref } from '../../schemas/ref.js'
+import { ErrorResponse } from '../../schemas/error.js'
+import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
 import { Manifest, type ManifestBody } from '../../schemas/manifest.js'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -25,7 +26,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getManifest',
       tags: ['discovery'],
       summary: 'The merchant manifest: who we are, what we sell, at what price, paid to whom',
-      response: { 200: ref(Manifest) }
+      response: { 200: documented(Manifest, 'the manifest'), ...errorResponses('getManifest'), default: defaultResponse(ErrorResponse) }
     }
   }, async (request): Promise<ManifestBody> => {
     const base = publicBaseUrl(request, config.PUBLIC_BASE_URL)

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { MAX_AGENT_NAME_LENGTH } from '../../lib/registry/registration-memo.js'
 import { SolanaAddress } from '../../schemas/common.js'
 import { ErrorResponse } from '../../schemas/error.js'
-import { ref } from '../../schemas/ref.js'
+import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
 import { RegistryListing, type RegistryListingBody } from '../../schemas/registry.js'
 
 const RegistryQuery = Type.Object({
@@ -18,7 +18,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['registry'],
       summary: 'Agents registered on the chain through the registry address, newest first',
       querystring: RegistryQuery,
-      response: { 200: ref(RegistryListing), 400: ref(ErrorResponse), 503: ref(ErrorResponse) }
+      response: { 200: documented(RegistryListing, 'the registered agents'), ...errorResponses('listRegistry'), default: defaultResponse(ErrorResponse) }
     }
   }, async (request, reply) => {
     // Pre-serialized JSON text of the RegistryListing model: Fastify sends a string as it is.

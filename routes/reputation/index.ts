@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ErrorResponse } from '../../schemas/error.js'
-import { ref } from '../../schemas/ref.js'
+import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
 import { Reputation, ReputationWindow, type ReputationWindowName } from '../../schemas/reputation.js'
 
 const DEFAULT_WINDOW: ReputationWindowName = 'all'
@@ -17,7 +17,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       querystring: Type.Object({
         window: Type.Optional(Type.Union(ReputationWindow.anyOf, { default: DEFAULT_WINDOW, description: ReputationWindow.description }))
       }),
-      response: { 200: ref(Reputation), 400: ref(ErrorResponse) }
+      response: { 200: documented(Reputation, 'the report for the window'), ...errorResponses('getReputation'), default: defaultResponse(ErrorResponse) }
     }
   }, async (request) => fastify.reputation.report(request.query.window ?? DEFAULT_WINDOW))
 }

@@ -5,7 +5,8 @@ import { validationError } from '../../../lib/errors/error-body.js'
 import { SolanaAddress } from '../../../schemas/common.js'
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
-import { ref } from '../../../schemas/ref.js'
+import { PAID_SECURITY, PROOF_HEADERS } from '../../../schemas/payment.js'
+import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
 import { TokenAnalysis } from '../../../schemas/token-analysis.js'
 import { isBase58Address } from '../../../lib/solana/base58.js'
 
@@ -29,13 +30,13 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: Type.Object({
         address: Type.String({ pattern: SolanaAddress.pattern, description: 'mint address (base58, 32 bytes)', examples: SolanaAddress.examples })
       }),
+      headers: PROOF_HEADERS,
+      security: PAID_SECURITY,
       response: {
-        200: ref(TokenAnalysis),
-        400: ref(ErrorResponse),
-        402: ref(PaymentRequired),
-        404: ref(ErrorResponse),
-        422: ref(ErrorResponse),
-        503: ref(ErrorResponse)
+        200: documented(TokenAnalysis, 'the analysis, paid for; the receipt is in x-payment-response', HEADERS.receipt),
+        402: paymentRequiredResponse(PaymentRequired),
+        ...errorResponses('analyzeToken'),
+        default: defaultResponse(ErrorResponse)
       }
     },
     // Before validation and payment: the pattern lets through strings that do not decode to

@@ -5,7 +5,8 @@ import { parseTokenInput, TOKEN_INPUT_PATTERN } from '../../../lib/prices/token-
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
 import { PriceResponse } from '../../../schemas/price.js'
-import { ref } from '../../../schemas/ref.js'
+import { PAID_SECURITY, PROOF_HEADERS } from '../../../schemas/payment.js'
+import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
 
 const TOKEN_INPUT = new RegExp(TOKEN_INPUT_PATTERN)
 
@@ -36,15 +37,13 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
           examples: ['SOL']
         }))
       }),
+      headers: PROOF_HEADERS,
+      security: PAID_SECURITY,
       response: {
-        200: ref(PriceResponse),
-        400: ref(ErrorResponse),
-        402: ref(PaymentRequired),
-        404: ref(ErrorResponse),
-        409: ref(ErrorResponse),
-        502: ref(ErrorResponse),
-        503: ref(ErrorResponse),
-        504: ref(ErrorResponse)
+        200: documented(PriceResponse, 'the price, paid for; the receipt is in x-payment-response', HEADERS.receipt),
+        402: paymentRequiredResponse(PaymentRequired),
+        ...errorResponses('fetchPrice'),
+        default: defaultResponse(ErrorResponse)
       }
     },
     // Runs before validation and the payment preHandler, so nobody pays to learn that a symbol is

@@ -1,0 +1,120 @@
+import { STATUS_CODES } from 'node:http'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { ERROR_CODES, type ErrorCode } from '../lib/errors/error-codes.js'
+import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
+
+/**
+ * Every response an operation can give, for the OpenAPI document: its statuses, their bodies
+ * (errors narrowed to the codes that operation can produce, from the one error-code table) and the
+ * headers that come with them.
+ */
+
+/** The error codes each operation can answer with, besides the ones every operation can. */
+const OPERATION_ERRORS = {
+  getManifest: [],
+  getLiveness: [],
+  getReadiness: [],
+  listRegistry: ['VALIDATION_ERROR', 'RPC_UNAVAILABLE'],
+  getReputation: ['VALIDATION_ERROR'],
+  fetchPrice: ['VALIDATION_ERROR', 'TOKEN_NOT_FOUND', 'PRICE_UNAVAILABLE', 'AMBIGUOUS_SYMBOL', 'PAYMENT_IN_PROGRESS',
+    'UPSTREAM_ERROR', 'RPC_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
+  analyzeToken: ['VALIDATION_ERROR', 'MINT_NOT_FOUND', 'PAYMENT_IN_PROGRESS', 'NOT_A_TOKEN_MINT', 'RPC_UNAVAILABLE']
+} as const satisfies Record<string, readonly ErrorCode[]>
+
+export type OperationId = keyof typeof OPERATION_ERRORS
+
+/** Any route, when rate limiting is on (429), and a bug (500). */
+const EVERY_OPERATION: ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERROR']
+
+/** The 402 codes: a paid route answers each with the payment requirements (the PaymentRequired model). */
+export const PAYMENT_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(code => ERROR_CODES[code].status === 402)
+
+const PAID_OPERATIONS = new Set<OperationId>(['fetchPrice', 'analyzeToken'])
+
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
+const codeEnum = (codes: readonly ErrorCode[]) => Type.Union(codes.map(code => Type.Literal(code)), {
+  description: codes.map(code => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join('; ')
+})
+
+/** The error body with `code` narrowed: generated clients can switch on it. */
+function errorModel (id: string, status: number, codes: readonly ErrorCode[], description: string): TSchema {
+  return Type.Object({
+    statusCode: Type.Literal(status, { description: 'HTTP status, repeated' }),
+    error: Type.String({ description: 'HTTP reason phrase' }),
+    message: Type.String({ description: 'human-readable explanation' }),
+    code: codeEnum(codes),
+    requestId: Type.String({ description: 'id of the request (also in x-request-id), for support' })
+  }, {
+    $id: id,
+    additionalProperties: true,
+    description,
+    examples: [{ statusCode: status, error: STATUS_CODES[status], message: ERROR_CODES[codes[0]].meaning, code: codes[0], requestId: 'a1b2c3d4e5f6-1f' }]
+  })
+}
+
+/** Codes an operation answers with, by status. */
+function codesByStatus (operation: OperationId): Map<number, ErrorCode[]> {
+  const byStatus = new Map<number, ErrorCode[]>()
+  const codes: ErrorCode[] = [...OPERATION_ERRORS[operation], ...EVERY_OPERATION]
+  for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...byStatus.get(ERROR_CODES[code].status) ?? [], code])
+  // A paid delivery whose lease ran out while it was served answers 409 PAYMENT_ALREADY_USED.
+  if (PAID_OPERATIONS.has(operation)) byStatus.set(409, [...byStatus.get(409) ?? [], 'PAYMENT_ALREADY_USED'])
+  return byStatus
+}
+
+const errorModelId = (operation: OperationId, status: number) => `${pascal(operation)}Error${status}`
+
+/** Named error models of every operation and status (registered with the other models). */
+export const OPERATION_ERROR_MODELS: TSchema[] = (Object.keys(OPERATION_ERRORS) as OperationId[]).flatMap(operation =>
+  [...codesByStatus(operation)].map(([status, codes]) =>
+    errorModel(errorModelId(operation, status), status, codes, `Error answered by ${operation} with status ${status}`)))
+
+/** The 402 body: x402 v1 payment requirements in the common error shape, with one of the payment codes. */
+export const PaymentRequiredCodes = codeEnum(PAYMENT_CODES)
+
+const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ ...schema, description })
+
+export const HEADERS = {
+  requestId: { 'x-request-id': header('id of the request (an incoming sane x-request-id is reused)') },
+  retryAfter: { 'retry-after': header('seconds to wait before retrying', { type: 'integer', minimum: 0 }) },
+  rateLimit: {
+    'x-ratelimit-limit': header('requests allowed per window (when rate limiting is on)', { type: 'integer' }),
+    'x-ratelimit-remaining': header('requests left in the current window (when rate limiting is on)', { type: 'integer' }),
+    'x-ratelimit-reset': header('seconds until the window resets (when rate limiting is on)', { type: 'integer' })
+  },
+  receipt: { [PAYMENT_HEADERS.receipt]: header('x402 receipt: base64 JSON { success, transaction, network, payer }') }
+}
+
+const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.rateLimit }
+const RETRYABLE = new Set([409, 429, 503])
+
+/** One documented response: its description, headers and JSON body (by typed reference). */
+export function jsonResponse (schema: TSchema, description: string, headers: Record<string, unknown> = {}) {
+  return { description, headers: { ...COMMON_HEADERS, ...headers }, content: { 'application/json': { schema } } }
+}
+
+/** The error responses of an operation: one per status it can answer, each with its named model. */
+export function errorResponses (operation: OperationId): Record<number, ReturnType<typeof jsonResponse>> {
+  const responses: Record<number, ReturnType<typeof jsonResponse>> = {}
+  for (const [status, codes] of codesByStatus(operation)) {
+    const description = codes.map(code => ERROR_CODES[code].meaning).join('; ')
+    responses[status] = jsonResponse(Type.Ref(errorModelId(operation, status)), description, RETRYABLE.has(status) ? HEADERS.retryAfter : {})
+  }
+  return responses
+}
+
+/**
+ * A success response by typed reference to its model, with a description and headers: the handler
+ * stays type-checked against the model, and the document shows the headers.
+ */
+export function documented<T extends TSchema> (schema: T, description: string, headers: Record<string, unknown> = {}) {
+  if (schema.$id === undefined) throw new Error('documented() needs a schema with $id')
+  return Type.Unsafe<Static<T>>({ $ref: schema.$id, description, headers: { ...COMMON_HEADERS, ...headers } })
+}
+
+/** The 402 of a paid operation: the payment requirements in the common error shape. */
+export const paymentRequiredResponse = (model: TSchema) =>
+  jsonResponse(Type.Ref(model.$id as string), 'payment required or the proof was refused: pay, then repeat the request with proof headers')
+
+/** Any status not listed (for example 404 NOT_FOUND for a path that matches no route), in the one error shape. */
+export const defaultResponse = (model: TSchema) => jsonResponse(Type.Ref(model.$id as string), 'any other error, in the one error shape')
