@@ -1,6 +1,16 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { Ajv } from 'ajv'
+import addFormats from 'ajv-formats'
+import { execFile } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { PROJECT_ROOT } from '../../project.js'
 import t from 'tap'
 import { build } from '../helper.js'
+
+const run = promisify(execFile)
+const REDOCLY = join(PROJECT_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js')
 
 t.test('the OpenAPI document is valid, names its models and describes every operation', async (t) => {
   const app = await build(t)
@@ -40,4 +50,51 @@ t.test('the docs UI is served', async (t) => {
   const res = await app.inject('/docs/')
   t.equal(res.statusCode, 200)
   t.match(res.headers['content-type'], /text\/html/)
+})
+
+t.test('the document is a contract: servers, license, every status with its codes, headers, examples that validate', async (t) => {
+  const app = await build(t, { PUBLIC_BASE_URL: 'https://merchant.example.com/' })
+  const document = (await app.inject('/openapi.json')).json()
+  t.same(document.servers, [{ url: 'https://merchant.example.com' }], 'servers: PUBLIC_BASE_URL')
+  t.equal(document.info.license.name, 'MIT')
+  t.same(Object.keys(document.paths).filter(path => path.endsWith('/') && path !== '/'), [], 'only canonical paths')
+  t.ok(document.tags.some((tag: { name: string }) => tag.name === 'registry'), 'the registry tag is declared')
+
+  const price = document.paths['/api/fetch-price/{token}'].get
+  t.same(Object.keys(price.responses).sort(), ['200', '400', '402', '404', '409', '429', '500', '502', '503', '504', 'default'])
+  t.same(document.components.schemas.FetchPriceError409.properties.code.enum ?? document.components.schemas.FetchPriceError409.properties.code.anyOf.map((c: { enum: string[] }) => c.enum[0]),
+    ['AMBIGUOUS_SYMBOL', 'PAYMENT_IN_PROGRESS', 'PAYMENT_ALREADY_USED'], '409 lists exactly its codes')
+  t.ok(document.components.schemas.Error.required.includes('requestId'), 'requestId is always sent')
+  t.notMatch(JSON.stringify(document.components.schemas.PaymentRequired.properties.code), /PAYMENT_IN_PROGRESS/, 'the 402 never carries the 409 code')
+  t.ok(price.responses['200'].headers['x-payment-response'], 'the receipt header is documented')
+  t.ok(price.responses['503'].headers['retry-after'], 'Retry-After is documented')
+  t.ok(price.responses['402'].headers['x-request-id'], 'x-request-id is documented')
+  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name), ['x-payment-signature', 'x-payment-wallet'])
+  t.same(Object.keys(document.components.securitySchemes), ['paymentSignature', 'paymentWallet'])
+  const health = document.paths['/health/ready'].get.responses
+  t.notMatch(JSON.stringify(health), /Default Response/, 'health answers are described')
+
+  const ajv = new Ajv({ strict: false })
+  addFormats.default(ajv)
+  ajv.addSchema({ ...document, $id: 'openapi.json' })
+  let examples = 0
+  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, { example?: unknown, examples?: unknown[] }>)) {
+    for (const example of [...(schema.example === undefined ? [] : [schema.example]), ...(schema.examples ?? [])]) {
+      examples++
+      const validate = ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` })
+      t.ok(validate(example), `the example of ${name} validates ${JSON.stringify(validate.errors ?? [])}`)
+    }
+  }
+  t.ok(examples >= 20, `${examples} component examples checked`)
+})
+
+t.test('a maintained OpenAPI linter (Redocly, recommended rules) finds no problem', async (t) => {
+  for (const env of [{}, { PUBLIC_BASE_URL: 'https://merchant.tokens.dev' }]) {
+    const app = await build(t, env)
+    const file = join(t.testdir(), 'openapi.json')
+    writeFileSync(file, (await app.inject('/openapi.json')).body)
+    const { stdout } = await run(process.execPath, [REDOCLY, 'lint', file, '--format=json'], { cwd: PROJECT_ROOT, encoding: 'utf8' })
+    const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number, warnings: number }, problems: unknown[] }
+    t.same(report.totals, { errors: 0, warnings: 0, ignored: 0 }, `servers ${JSON.stringify(env)}: ${JSON.stringify(report.problems)}`)
+  }
 })
