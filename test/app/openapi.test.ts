@@ -89,7 +89,7 @@ t.test('the document is a contract: servers, license, every status with its code
 })
 
 t.test('a maintained OpenAPI linter (Redocly, recommended rules) finds no problem', async (t) => {
-  for (const env of [{}, { PUBLIC_BASE_URL: 'https://merchant.tokens.dev' }]) {
+  for (const env of [{}, { PUBLIC_BASE_URL: 'https://merchant.tokens.dev' }] as Array<Record<string, string>>) {
     const app = await build(t, env)
     const file = join(t.testdir(), 'openapi.json')
     writeFileSync(file, (await app.inject('/openapi.json')).body)
