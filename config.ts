@@ -49,6 +49,7 @@ export const ConfigSchema = Type.Object({
   TRUST_PROXY: Type.Boolean({ default: false, description: 'trust X-Forwarded-* headers' }),
   RATE_LIMIT_MAX: Int(0, 1_000_000, 0, 'requests per window and client; 0 turns rate limiting off'),
   RATE_LIMIT_WINDOW_MS: Int(1000, 86_400_000, 60_000, 'rate limit window'),
+  PROOF_FAILURE_LIMIT: Int(0, 1_000_000, 0, 'failed payment proofs per client and rate-limit window before 429; 0 turns it off'),
   BODY_LIMIT_BYTES: Int(1024, 10_485_760, 16_384, 'largest accepted request body'),
   RPC_TIMEOUT_MS: Int(100, 120_000, 10_000, 'timeout of one RPC request'),
   DATA_RPC_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'timeout of one request to the data RPC; RPC_TIMEOUT_MS when unset' })),
@@ -64,6 +65,7 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_TIMEOUT_MS: Int(100, 60_000, 5000, 'timeout of one upstream HTTP call'),
   ANALYSIS_CACHE_TTL_MS: Int(0, 3_600_000, 15_000, 'how long a token analysis is reused'),
   REGISTRY_REFRESH_SECONDS: Int(1, 86_400, 30, 'age after which /registry reads the chain again'),
+  REGISTRY_MAX_PAGES: Int(1, 100_000, 100, 'getSignaturesForAddress pages (1,000 signatures each) one registry read may walk; the next read resumes'),
   REGISTRY_BATCH_SIZE: Int(1, 1000, 100, 'getTransaction calls per JSON-RPC batch request of a registry read; 1 sends single requests'),
   CLOSE_GRACE_MS: Int(100, 60_000, 3000, 'time in-flight requests get to finish on shutdown')
 }, { additionalProperties: true })

@@ -16,25 +16,26 @@ export interface AuditEntry {
 
 const DAY_MS = 86_400_000
 
-/** Writes the audit trail of verification attempts and counts unpaid challenges. */
+/** Writes the audit trail of verified payments and counts unpaid requests. */
 export function createAuditLog (db: SqliteDatabase) {
   const insert = db.prepare(`
     INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms)
     VALUES (@at, @requestId, @service, @resource, @payer, @signature, @amount, @outcome, @verified, @status, @latencyMs)`)
-  const addChallenges = db.prepare(`
-    INSERT INTO challenge_counts (service, day, count) VALUES (?, ?, ?)
-    ON CONFLICT (service, day) DO UPDATE SET count = count + excluded.count`)
-  // Unpaid challenges are counted in memory and written in one transaction per flush, so a
-  // flood of requests without a proof costs no database write each.
-  const pendingChallenges = new Map<string, { service: string, day: string, count: number }>()
-  const flushChallenges = db.transaction(() => {
-    for (const { service, day, count } of pendingChallenges.values()) addChallenges.run(service, day, count)
-    pendingChallenges.clear()
+  const addUnpaidSql = `
+    INSERT INTO unpaid_counts (service, day, outcome, count) VALUES (?, ?, ?, ?)
+    ON CONFLICT (service, day, outcome) DO UPDATE SET count = count + excluded.count`
+  // Unpaid requests (no proof, or one that names no verifiable payment) are counted in memory and
+  // written in one transaction per flush: a flood of them costs no database write each, and the
+  // counters are bounded by services x days x codes.
+  const pendingUnpaid = new Map<string, { service: string, day: string, outcome: string, count: number }>()
+  const flushUnpaid = db.transaction(() => {
+    const addUnpaid = db.prepare(addUnpaidSql)
+    for (const { service, day, outcome, count } of pendingUnpaid.values()) addUnpaid.run(service, day, outcome, count)
+    pendingUnpaid.clear()
   })
   // Oldest first, a bounded batch at a time: each row's delete trigger updates the reputation
   // aggregates, so one unbounded delete could hold the event loop for seconds.
   const pruneBatch = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)')
-  const pruneChallenges = db.prepare('DELETE FROM challenge_counts WHERE day < ?')
 
   return {
     record (entry: AuditEntry): void {
@@ -53,23 +54,24 @@ export function createAuditLog (db: SqliteDatabase) {
       })
     },
 
-    countChallenge (service: string, at = Date.now()): void {
+    /** Counts a request that paid nothing: PAYMENT_REQUIRED (no proof) or the code it was refused with. */
+    countUnpaid (service: string, outcome: string, at = Date.now()): void {
       const day = new Date(at).toISOString().slice(0, 10)
-      const key = `${service} ${day}`
-      const pending = pendingChallenges.get(key)
-      if (pending === undefined) pendingChallenges.set(key, { service, day, count: 1 })
+      const key = `${service} ${day} ${outcome}`
+      const pending = pendingUnpaid.get(key)
+      if (pending === undefined) pendingUnpaid.set(key, { service, day, outcome, count: 1 })
       else pending.count++
     },
 
-    /** Writes the challenges counted since the last flush. */
-    flushChallenges (): void {
-      if (pendingChallenges.size > 0) flushChallenges()
+    /** Writes the unpaid requests counted since the last flush. */
+    flushUnpaid (): void {
+      if (pendingUnpaid.size > 0) flushUnpaid()
     },
 
     /** Deletes what is older than the retention period; returns how many audit rows went. */
     prune (retentionDays: number, now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER): number {
       const cutoff = now - retentionDays * DAY_MS
-      pruneChallenges.run(new Date(cutoff).toISOString().slice(0, 10))
+      db.prepare('DELETE FROM unpaid_counts WHERE day < ?').run(new Date(cutoff).toISOString().slice(0, 10))
       return pruneBatch.run(cutoff, batchSize).changes
     }
   }

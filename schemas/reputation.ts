@@ -25,7 +25,7 @@ export const ReputationRevenue = Type.Object({
 
 export const ReputationService = Type.Object({
   service: Type.String({ description: 'name of the paid service, as in the manifest' }),
-  requests: Type.Integer({ minimum: 0, description: 'requests that presented a payment proof' }),
+  requests: Type.Integer({ minimum: 0, description: 'requests whose payment proof was verified and claimed (proofs that named no good payment are counted apart, never logged)' }),
   transactions: Type.Integer({ minimum: 0, description: 'of those, requests whose payment passed every check and was claimed' }),
   deliveries: Type.Integer({ minimum: 0, description: 'of those, requests answered with the data' }),
   success_rate: SuccessRate,
@@ -43,13 +43,13 @@ export const Reputation = Type.Object({
   window: ReputationWindow,
   window_start: Nullable(IsoDateTime),
   computed_at: IsoDateTime,
-  requests: Type.Integer({ minimum: 0, description: 'requests that presented a payment proof, valid or not' }),
+  requests: Type.Integer({ minimum: 0, description: 'requests whose payment proof was verified and claimed (proofs that named no good payment are counted apart, never logged)' }),
   transactions: Type.Integer({ minimum: 0, description: 'requests whose payment passed every check and was claimed (verified payments; a retry with the same proof after a failed delivery counts again)' }),
   deliveries: Type.Integer({ minimum: 0, description: 'transactions answered with the data (outcome DELIVERED)' }),
   success_rate: SuccessRate,
   failures: Type.Object({}, {
     additionalProperties: Type.Integer({ minimum: 1 }),
-    description: 'requests not delivered, by error code: rejected proofs (e.g. AMOUNT_TOO_LOW, PAYMENT_ALREADY_USED) and failures after a verified payment (e.g. UPSTREAM_TIMEOUT, CLIENT_ABORTED)'
+    description: 'verified payments not delivered, by error code (e.g. UPSTREAM_TIMEOUT, CLIENT_ABORTED, PAYMENT_ALREADY_USED when a lease ran out)'
   }),
   unique_payers: Type.Integer({ minimum: 0, description: 'distinct wallets with a verified payment' }),
   revenue: ref(ReputationRevenue),

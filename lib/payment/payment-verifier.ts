@@ -57,6 +57,17 @@ export function createPaymentVerifier (options: VerifierOptions) {
     return new PaymentError({ code: 'PAYMENT_ALREADY_USED', message: 'This payment has already bought a delivery; pay again for another' })
   }
 
+  // Concurrent look-ups of one signature (a burst of replays, say) share one RPC call.
+  const lookups = new Map<Signature, Promise<PaymentTransaction | null>>()
+  async function lookUp (signature: Signature): Promise<PaymentTransaction | null> {
+    let lookup = lookups.get(signature)
+    if (lookup === undefined) {
+      lookup = fetchTransaction(signature).finally(() => lookups.delete(signature))
+      lookups.set(signature, lookup)
+    }
+    return await lookup
+  }
+
   return {
     async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, resource: string):
     Promise<ClaimedPayment> {
@@ -65,7 +76,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
 
       const tx = await callRpc(async () => {
         await options.ensureNetwork()
-        return await fetchTransaction(proof.signature)
+        return await lookUp(proof.signature)
       })
       if (tx === null) {
         throw new PaymentError({

@@ -26,12 +26,18 @@ interface JsonTransaction {
   transaction: { message: { accountKeys: string[], instructions: Array<{ programIdIndex: number, data: string }> } }
 }
 
-/** The node listed a transaction it then could not return: the read must be retried, not skipped. */
+/** The node listed a transaction it then could not return, or answered a listing of the wrong shape: the read must be retried, not skipped. */
 export class IncompleteChainReadError extends Error {
-  constructor (readonly signature: string) {
-    super(`transaction ${signature} is listed for the registry address but the node did not return it`)
+  constructor (readonly signature: string, message = `transaction ${signature} is listed for the registry address but the node did not return it`) {
+    super(message)
     this.name = 'IncompleteChainReadError'
   }
+}
+
+/** A signature listing as the node should send it: an array of entries with a string signature. */
+function isSignaturePage (page: unknown): page is ListedTransaction[] {
+  return Array.isArray(page) && page.length <= SIGNATURE_PAGE_LIMIT &&
+    page.every(entry => typeof entry === 'object' && entry !== null && typeof (entry as { signature?: unknown }).signature === 'string')
 }
 
 export interface ScanReport {
@@ -111,6 +117,8 @@ export interface RegistryScannerOptions {
   callsPerRequest: number
   /** getTransaction HTTP requests in flight at once. */
   requestsInFlight: number
+  /** getSignaturesForAddress pages one read may walk; the next read resumes where it stopped. */
+  maxPages: number
 }
 
 /**
@@ -121,7 +129,7 @@ export interface RegistryScannerOptions {
  * stored together with the cursor, so an interrupted read resumes where it stopped, never skipping
  * or repeating a transaction, and a crash redoes at most one round.
  */
-export function createRegistryScanner ({ rpc, transactions, repository, key, callsPerRequest, requestsInFlight }: RegistryScannerOptions) {
+export function createRegistryScanner ({ rpc, transactions, repository, key, callsPerRequest, requestsInFlight, maxPages }: RegistryScannerOptions) {
   const registryAddress = key.registryAddress as Address
   const candidatesPerChunk = callsPerRequest * requestsInFlight
 
@@ -191,9 +199,10 @@ export function createRegistryScanner ({ rpc, transactions, repository, key, cal
       let position = state.resume?.position ?? 0
       const report: ScanReport = { pages: 0, listed: 0, requests: 0, fetched: 0, registrations: 0 }
 
-      for (;;) {
-        const page = await rpc.getSignaturesForAddress(registryAddress, { limit: SIGNATURE_PAGE_LIMIT, before, until, commitment: COMMITMENT })
+      while (report.pages < maxPages) {
+        const page: unknown = await rpc.getSignaturesForAddress(registryAddress, { limit: SIGNATURE_PAGE_LIMIT, before, until, commitment: COMMITMENT })
           .send({ abortSignal })
+        if (!isSignaturePage(page)) throw new IncompleteChainReadError(String(before ?? 'the newest'), 'getSignaturesForAddress answered something other than a list of signatures')
         report.pages++
         report.listed += page.length
         top ??= page[0]?.signature ?? null
@@ -221,6 +230,7 @@ export function createRegistryScanner ({ rpc, transactions, repository, key, cal
         }
         if (lastPage) return report
       }
+      return report // the page budget is spent: the saved cursor resumes the read next time
     }
   }
 }

@@ -6,7 +6,9 @@ import { isPaidServiceName, PAID_SERVICES, type PaidServiceName } from '../../li
 import { PAYMENT_HEADERS } from '../../lib/payment/headers.js'
 import { PaymentError, type PaymentRejection } from '../../lib/payment/payment-error.js'
 import { createPaymentVerifier, type ClaimedPayment } from '../../lib/payment/payment-verifier.js'
-import { readPaymentProof, type PaymentProof } from '../../lib/payment/proof-headers.js'
+import { readPaymentProof } from '../../lib/payment/proof-headers.js'
+import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.js'
+import { storedResource } from '../../lib/payment/stored-resource.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
 import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from '../../lib/payment/requirements.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
@@ -66,6 +68,8 @@ export default fp(async (fastify) => {
     notFoundWaitMs: config.PAYMENT_NOT_FOUND_WAIT_MS
   })
 
+  const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS })
+
   // The requirement of each service is the same for every request but its resource URL; it is
   // built once, and again only when the recipient token account becomes known.
   const requirements = new Map<PaidServiceName, { recipientTokenAccount: string | undefined, requirement: PaymentRequirement }>()
@@ -104,45 +108,36 @@ export default fp(async (fastify) => {
     return reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body))
   }
 
-  function auditFailure (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, proof: PaymentProof | undefined, code: string, status: number, paid?: string) {
-    store.audit.record({
-      requestId: request.id,
-      service: serviceName,
-      resource: request.url,
-      payer: proof?.wallet,
-      signature: proof?.signature,
-      amount: paid === undefined ? undefined : BigInt(paid),
-      outcome: code,
-      verified: false,
-      status,
-      latencyMs: reply.elapsedTime
-    })
-  }
-
   function gate (serviceName: PaidServiceName): preHandlerAsyncHookHandler {
     return async function paymentGate (request, reply) {
       const read = readPaymentProof(request.headers)
-      if ('absent' in read) {
-        store.audit.countChallenge(serviceName)
+      // HEAD never verifies, claims or spends anything: it answers like an unpaid GET.
+      if ('absent' in read || request.method === 'HEAD') {
+        store.audit.countUnpaid(serviceName, 'PAYMENT_REQUIRED')
         return sendChallenge(request, reply, serviceName, {
           code: 'PAYMENT_REQUIRED',
           message: `Pay ${PAID_SERVICES[serviceName].price} base units, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`
         })
       }
+      // Refusals before a claim name no payment the merchant can verify: counted, not stored.
       if ('rejection' in read) {
-        auditFailure(request, reply, serviceName, undefined, read.rejection.code, 402)
+        store.audit.countUnpaid(serviceName, read.rejection.code)
+        failureLimit.record(request.ip, read.rejection.code)
         return sendChallenge(request, reply, serviceName, read.rejection)
       }
+      failureLimit.check(request.ip)
       try {
-        const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], resourceUrl(request))
+        const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], storedResource(resourceUrl(request)))
         request.payment = { ...claimed, settled: false, outcome: 'PENDING' }
       } catch (error) {
+        if (isAppError(error)) {
+          store.audit.countUnpaid(serviceName, error.code)
+          failureLimit.record(request.ip, error.code)
+        }
         if (error instanceof PaymentError) {
-          auditFailure(request, reply, serviceName, read.proof, error.code, error.statusCode, error.details?.paid as string | undefined)
           if (error.headers !== undefined) reply.headers(error.headers)
           return sendChallenge(request, reply, serviceName, error.rejection, error.statusCode)
         }
-        if (isAppError(error)) auditFailure(request, reply, serviceName, read.proof, error.code, error.statusCode)
         throw error
       }
     }
@@ -186,7 +181,7 @@ export default fp(async (fastify) => {
     store.audit.record({
       requestId: request.id,
       service: payment.service,
-      resource: request.url,
+      resource: storedResource(request.url),
       payer: payment.payer,
       signature: payment.signature,
       amount: payment.paid,

@@ -20,7 +20,7 @@ const REQUESTS_IN_FLIGHT = 4
 
 /** The on-chain agent registry, read from REGISTRY_ADDRESS into the store and served from there. */
 export default fp(async (fastify) => {
-  const { network, rpcUrl, RPC_TIMEOUT_MS, REGISTRY_ADDRESS, REGISTRY_REFRESH_SECONDS, REGISTRY_BATCH_SIZE } = fastify.config
+  const { network, rpcUrl, RPC_TIMEOUT_MS, REGISTRY_ADDRESS, REGISTRY_REFRESH_SECONDS, REGISTRY_BATCH_SIZE, REGISTRY_MAX_PAGES } = fastify.config
   const key = { network, registryAddress: REGISTRY_ADDRESS }
   const repository = createRegistryRepository(fastify.store.db)
   const scanner = createRegistryScanner({
@@ -29,7 +29,8 @@ export default fp(async (fastify) => {
     repository,
     key,
     callsPerRequest: REGISTRY_BATCH_SIZE,
-    requestsInFlight: REQUESTS_IN_FLIGHT
+    requestsInFlight: REQUESTS_IN_FLIGHT,
+    maxPages: REGISTRY_MAX_PAGES
   })
   const registry = createRegistryService({
     repository,

@@ -51,13 +51,13 @@ export default fp(async (fastify) => {
   prune().catch(logFailure)
   const pruneTimer = setInterval(() => { prune().catch(logFailure) }, HOUR_MS).unref()
 
-  const flushTimer = setInterval(() => store.audit.flushChallenges(), CHALLENGE_FLUSH_MS).unref()
+  const flushTimer = setInterval(() => store.audit.flushUnpaid(), CHALLENGE_FLUSH_MS).unref()
 
   fastify.addHook('onClose', async () => {
     closing = true
     clearInterval(pruneTimer)
     clearInterval(flushTimer)
-    store.audit.flushChallenges()
+    store.audit.flushUnpaid()
     store.db.close()
   })
 }, { name: 'store', fastify: '5.x', dependencies: ['config'] })

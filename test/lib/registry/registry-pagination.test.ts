@@ -54,7 +54,7 @@ t.test('2,500 registrations: a cold read over three pages, then an incremental o
   const repository = createRegistryRepository(db)
   const key = { network: 'localnet', registryAddress }
   const transactions = createRpcBatchClient({ url: net.url, timeoutMs: 30_000 })
-  const scanner = createRegistryScanner({ rpc: net.rpc, transactions, repository, key, callsPerRequest: 100, requestsInFlight: 4 })
+  const scanner = createRegistryScanner({ rpc: net.rpc, transactions, repository, key, callsPerRequest: 100, requestsInFlight: 4, maxPages: 100 })
 
   net.resetStats()
   httpRequests = 0
@@ -79,4 +79,20 @@ t.test('2,500 registrations: a cold read over three pages, then an incremental o
   t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: 3 }, 'only the new transactions are fetched')
   t.equal(httpRequests, 2, 'in one listing request and one batch')
   t.same(repository.listAgents(key).slice(0, 4).map(agent => agent.signature), [...newer.reverse(), sent[TOTAL - 1]])
+
+  t.test('a read walks at most REGISTRY_MAX_PAGES pages; the next one resumes where it stopped', async t => {
+    const paged = createRegistryRepository(db)
+    const pagedKey = { network: 'localnet-paged', registryAddress }
+    const budgeted = createRegistryScanner({ rpc: net.rpc, transactions, repository: paged, key: pagedKey, callsPerRequest: 100, requestsInFlight: 4, maxPages: 1 })
+    const reads = []
+    for (let i = 0; i < 3; i++) reads.push(await budgeted.scan(new Date().toISOString()))
+    t.same(reads.map(read => [read.pages, read.listed]), [[1, 1000], [1, 1000], [1, TOTAL + 3 - 2000]], 'one page per read')
+    t.equal(paged.listAgents(pagedKey).length, TOTAL + 3, 'nothing skipped or repeated across reads')
+  })
+
+  t.test('a listing of the wrong shape stops the read instead of looping', async t => {
+    const garbled = { getSignaturesForAddress: () => ({ send: async () => ({ value: 'not a list' }) }) } as unknown as typeof net.rpc
+    const broken = createRegistryScanner({ rpc: garbled, transactions, repository, key: { ...key, network: 'garbled' }, callsPerRequest: 100, requestsInFlight: 1, maxPages: 100 })
+    await t.rejects(broken.scan(new Date().toISOString()), { name: 'IncompleteChainReadError', message: /something other than a list/ })
+  })
 })

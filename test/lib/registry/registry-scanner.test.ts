@@ -21,7 +21,7 @@ async function setUp (t: Test, net: Localnet) {
   const repository = createRegistryRepository(db)
   const key = { network: 'localnet', registryAddress }
   const transactions = createRpcBatchClient({ url: net.url, timeoutMs: 5000 })
-  const scanner = createRegistryScanner({ rpc: net.rpc, transactions, repository, key, callsPerRequest: 100, requestsInFlight: 4 })
+  const scanner = createRegistryScanner({ rpc: net.rpc, transactions, repository, key, callsPerRequest: 100, requestsInFlight: 4, maxPages: 100 })
   // Sends instructions that mention the registry (the reference transfer first), as any wallet could.
   const send = async (wallet: KeyPairSigner, instructions: Instruction[]) =>
     await net.sendInstructions([registryReferenceInstruction(wallet, registryAddress), ...instructions], [wallet], { skipPreflight: true })
@@ -98,7 +98,7 @@ t.test('a read cut short by the node keeps what it read and resumes there', asyn
       return await transactions.call(method, paramsList, abortSignal)
     }
   }
-  const scanner = (client: RpcBatchClient) => createRegistryScanner({ rpc: net.rpc, transactions: client, repository, key, callsPerRequest: 3, requestsInFlight: 1 })
+  const scanner = (client: RpcBatchClient) => createRegistryScanner({ rpc: net.rpc, transactions: client, repository, key, callsPerRequest: 3, requestsInFlight: 1, maxPages: 100 })
 
   const error = await scanner(limited).scan('2026-01-01T00:00:00.000Z').catch((e: unknown) => e)
   t.ok(isRpcUnavailable(error), 'the read fails as RPC unavailable')

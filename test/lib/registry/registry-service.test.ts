@@ -25,7 +25,8 @@ function open (path: string, rpcUrl: string, registryAddress: string, clock: { n
     repository,
     key,
     callsPerRequest: 100,
-    requestsInFlight: 4
+    requestsInFlight: 4,
+    maxPages: 100
   })
   const logged: Array<{ level: string, message: string }> = []
   const log = {

@@ -1,0 +1,42 @@
+import { AppError } from '../errors/app-error.js'
+
+/** Refusals that mean the client's proof named no good payment (not our or the node's trouble). */
+const FAILED_PROOF_CODES = new Set(['INVALID_PAYMENT_HEADER', 'PAYMENT_NOT_FOUND', 'PAYMENT_FAILED', 'PAYER_MISMATCH', 'AMOUNT_TOO_LOW', 'PAYMENT_EXPIRED', 'PAYMENT_ALREADY_USED'])
+// Clients are forgotten once their window is over; the sweep runs when the table gets this big.
+const SWEEP_AT = 10_000
+
+/**
+ * PROOF_FAILURE_LIMIT: failed proofs per client and window (0 turns it off). A client at the limit
+ * is answered 429 before any further RPC call until its window ends; only failures count, so a
+ * client whose proofs are good is never held back by them.
+ */
+export function createProofFailureLimit (options: { limit: number, windowMs: number, now?: () => number }) {
+  const now = options.now ?? Date.now
+  const windows = new Map<string, { start: number, failures: number }>()
+
+  function current (client: string) {
+    const window = windows.get(client)
+    return window === undefined || now() - window.start >= options.windowMs ? undefined : window
+  }
+
+  return {
+    /** Throws 429 RATE_LIMITED (with Retry-After) when the client used up its failures. */
+    check (client: string): void {
+      if (options.limit === 0) return
+      const window = current(client)
+      if (window === undefined || window.failures < options.limit) return
+      const seconds = Math.max(1, Math.ceil((window.start + options.windowMs - now()) / 1000))
+      throw new AppError('RATE_LIMITED', `${options.limit} failed payment proofs in ${options.windowMs / 1000} s; retry in ${seconds} s with a valid proof`,
+        { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
+    },
+
+    /** Counts a refusal against the client when it says the proof was bad. */
+    record (client: string, code: string): void {
+      if (options.limit === 0 || !FAILED_PROOF_CODES.has(code)) return
+      if (windows.size >= SWEEP_AT) for (const [key] of windows) if (current(key) === undefined) windows.delete(key)
+      const window = current(client)
+      if (window === undefined) windows.set(client, { start: now(), failures: 1 })
+      else window.failures++
+    }
+  }
+}
