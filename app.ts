@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import crossOrigin from './plugins/app/cross-origin.js'
-import errorHandler from './plugins/app/error-handler.js'
+import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
+import { requestIdOf } from './lib/http/request-id.js'
 import payment from './plugins/app/payment.js'
 import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
@@ -25,18 +25,8 @@ import registryRoutes from './routes/registry/index.js'
 import reputationRoutes from './routes/reputation/index.js'
 import { MODELS } from './schemas/index.js'
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/
-// A random prefix per process and a counter: unique across the workers of a cluster, and
-// cheaper than a UUID per request.
-const REQUEST_ID_PREFIX = randomBytes(6).toString('hex')
-let requestCounter = 0
-
-/** Accepts a caller's x-request-id when it is sane, so one id follows a call across services. */
-function requestId (request: IncomingMessage): string {
-  const incoming = request.headers['x-request-id']
-  if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) return incoming
-  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER
-  return `${REQUEST_ID_PREFIX}-${requestCounter.toString(36)}`
+function trustHops (hops: number) {
+  return (_address: string, hop: number) => hop < hops
 }
 
 /** Options of the Fastify instance, shared by server.ts and the tests. */
@@ -47,9 +37,12 @@ export function serverOptions (config: Config, logStream?: DestinationStream): F
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
       ...(logStream === undefined ? {} : { stream: logStream })
     },
-    genReqId: requestId,
+    genReqId: (request: IncomingMessage) => requestIdOf(request.headers),
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     requestIdHeader: false,
-    trustProxy: config.TRUST_PROXY,
+    // A hop count trusts that many proxies in front (what proxy-addr does for a number).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: config.BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
     connectionTimeout: 60_000,

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { isIP } from 'node:net'
 import { address, isAddress, type Address } from '@solana/kit'
 import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks.js'
 import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
@@ -46,7 +47,11 @@ export const ConfigSchema = Type.Object({
   }),
   PUBLIC_BASE_URL: Type.Optional(HttpUrl('base of the absolute URLs the service prints')),
   REGISTRY_ADDRESS: Base58Address('registry coordination address'),
-  TRUST_PROXY: Type.Boolean({ default: false, description: 'trust X-Forwarded-* headers' }),
+  TRUST_PROXY: Type.String({
+    format: 'trust-proxy',
+    default: 'false',
+    description: 'which X-Forwarded-* hops to trust: false, a hop count (1 = one proxy in front), or proxy addresses/CIDRs, comma-separated'
+  }),
   RATE_LIMIT_MAX: Int(0, 1_000_000, 0, 'requests per window and client; 0 turns rate limiting off'),
   RATE_LIMIT_WINDOW_MS: Int(1000, 86_400_000, 60_000, 'rate limit window'),
   PROOF_FAILURE_LIMIT: Int(0, 1_000_000, 0, 'failed payment proofs per client and rate-limit window before 429; 0 turns it off'),
@@ -84,6 +89,8 @@ export type Config = EnvConfig & {
   dataRpcTimeoutMs: number
   paymentMint: Address
   paymentAddress: Address
+  /** TRUST_PROXY as Fastify takes it. */
+  trustProxy: false | number | string
   /** Set when the payment address came from (or was written to) the keypair file. */
   merchantKeypairCreated: boolean
 }
@@ -105,12 +112,27 @@ function isHttpUrl (value: string): boolean {
   }
 }
 
+/** TRUST_PROXY: `false`, a hop count, or proxy addresses and CIDRs. Never `true`: trusting every hop lets anyone choose their address. */
+function trustProxySetting (value: string): false | number | string | undefined {
+  if (value === 'false') return false
+  if (/^\d{1,2}$/.test(value)) return Number(value)
+  const entries = value.split(',').map(entry => entry.trim())
+  const valid = entries.every(entry => {
+    const [ip, bits, ...rest] = entry.split('/')
+    const family = isIP(ip)
+    return family !== 0 && rest.length === 0 && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)))
+  })
+  return valid ? entries.join(',') : undefined
+}
+
 FormatRegistry.Set('solana-address', isAddress)
+FormatRegistry.Set('trust-proxy', value => trustProxySetting(value) !== undefined)
 FormatRegistry.Set('http-url', isHttpUrl)
 
 const FORMAT_PROBLEMS: Record<string, string> = {
   'solana-address': 'is not a base58-encoded 32-byte Solana address',
-  'http-url': 'is not an absolute http(s) URL'
+  'http-url': 'is not an absolute http(s) URL',
+  'trust-proxy': 'is not false, a hop count (1 for one proxy) or a list of proxy addresses/CIDRs (true would trust any client)'
 }
 
 /** One readable line for the first error of a variable. */
@@ -186,6 +208,7 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     // Both passed the solana-address format check (or came from a keypair file): brand them once.
     paymentMint: address(envConfig.PAYMENT_MINT ?? facts.usdcMint),
     paymentAddress: address(paymentAddress),
-    merchantKeypairCreated
+    merchantKeypairCreated,
+    trustProxy: trustProxySetting(envConfig.TRUST_PROXY) as false | number | string
   }
 }

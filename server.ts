@@ -24,6 +24,9 @@ async function start () {
   const server = Fastify(serverOptions(config))
   await server.register(fp(app), { config })
 
+  if (config.PUBLIC_BASE_URL === undefined) {
+    server.log.warn('PUBLIC_BASE_URL is unset: printed URLs are built from each request\'s Host header (checked to be a valid host[:port]); set it in production')
+  }
   if (config.merchantKeypairCreated) {
     server.log.warn({ paymentAddress: config.paymentAddress, keypair: config.MERCHANT_KEYPAIR_PATH },
       'created a merchant keypair; payments go to its address (back the file up, or set PAYMENT_ADDRESS)')

@@ -1,5 +1,9 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Socket } from 'node:net'
+import { connectionErrorResponse } from '../../lib/http/connection-errors.js'
+import { newRequestId } from '../../lib/http/request-id.js'
+import { STATIC_HEADERS } from './response-headers.js'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody, validationError, type ValidationProblem } from '../../lib/errors/error-body.js'
 import { CODE_BY_STATUS } from '../../lib/errors/error-codes.js'
@@ -32,6 +36,25 @@ function handleError (thrown: FastifyError, request: FastifyRequest, reply: Fast
 // @fastify/sensible's error; the error handler renders it like every other 404.
 function handleNotFound (request: FastifyRequest, reply: FastifyReply) {
   reply.notFound(`Route ${request.method} ${request.url.split('?')[0]} not found`)
+}
+
+/**
+ * Errors Fastify meets before routing (a malformed percent-encoding, a path parameter over the
+ * length limit): the one error shape with the fixed headers, without echoing the URL.
+ */
+export function handleFrameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+  const status = tooLong ? 414 : 400
+  reply.headers(STATIC_HEADERS).header('x-request-id', request.id)
+  return reply.code(status).send(errorBody(request, status, tooLong ? 'URI_TOO_LONG' : 'BAD_REQUEST',
+    tooLong ? 'The request target is too long' : 'The request target is not a valid URL (bad percent-encoding?)'))
+}
+
+/** Requests Node could not parse (too-large headers, broken HTTP): a complete answer on the socket, then close. */
+export function handleClientError (error: ConnectionError, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  if (socket.writable) socket.write(connectionErrorResponse(error, newRequestId(), STATIC_HEADERS))
+  socket.destroy(error)
 }
 
 /** The error and not-found handlers of the whole app: one JSON error shape, codes from one table. */

@@ -11,7 +11,7 @@ import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.j
 import { storedResource } from '../../lib/payment/stored-resource.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
 import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from '../../lib/payment/requirements.js'
-import { publicBaseUrl } from '../../lib/http/public-url.js'
+import { publicBaseUrl, requestPath } from '../../lib/http/public-url.js'
 import { NETWORKS } from '../../lib/solana/networks.js'
 
 interface PaymentInFlight extends ClaimedPayment {
@@ -94,7 +94,7 @@ export default fp(async (fastify) => {
   }
 
   function resourceUrl (request: FastifyRequest): string {
-    return `${publicBaseUrl(request, config.PUBLIC_BASE_URL)}${request.url}`
+    return `${publicBaseUrl(request, config.PUBLIC_BASE_URL)}${requestPath(request.url)}`
   }
 
   // Sent as JSON text of the PaymentRequired model: its open-ended error details make the

@@ -20,7 +20,8 @@ const SECURITY_HEADERS = {
   'x-xss-protection': '0'
 } as const
 
-const STATIC_HEADERS = { ...SECURITY_HEADERS, ...CORS_HEADERS }
+/** Every answer's fixed headers: security and CORS. */
+export const STATIC_HEADERS: Record<string, string> = { ...SECURITY_HEADERS, ...CORS_HEADERS }
 const IDLE_SWEEP_MS = 100
 
 /** Every answer carries the security and CORS headers and its request id (x-request-id). */

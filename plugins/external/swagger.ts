@@ -5,6 +5,9 @@ import { SERVICE_VERSION } from '../../project.js'
 import type { OpenAPIV3 } from 'openapi-types'
 import { PAYMENT_SECURITY_SCHEMES, PROOF_HEADERS } from '../../schemas/payment.js'
 
+const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+
 function withProofHeaderParameters (document: OpenAPIV3.Document): OpenAPIV3.Document {
   const parameters = Object.entries(PROOF_HEADERS.properties).map(([name, schema]): OpenAPIV3.ParameterObject =>
     ({ in: 'header', name, required: false, description: schema.description, schema: { type: 'string' } }))
@@ -56,6 +59,15 @@ export default fp(async (fastify) => {
     // the proof headers as parameters too, so generated clients take them as typed header params.
     transformObject: (documentObject) => withProofHeaderParameters((documentObject as { openapiObject: OpenAPIV3.Document }).openapiObject)
   })
-  await fastify.register(swaggerUi, { routePrefix: '/docs' })
+  // The docs page runs its own scripts and styles only; nothing else may load or frame it.
+  await fastify.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('content-security-policy', DOCS_CSP)
+        done()
+      }
+    }
+  })
   fastify.get('/openapi.json', { schema: { hide: true } }, async () => fastify.swagger())
 }, { name: 'swagger', fastify: '5.x' })

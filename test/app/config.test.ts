@@ -34,9 +34,9 @@ t.test('defaults: devnet, its public RPC and USDC, a keypair created with mode 0
 })
 
 t.test('env values are converted and validated, one problem line per variable', async (t) => {
-  const config = loadConfig({ PORT: '8080', PAYMENT_ADDRESS: 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx', TRUST_PROXY: 'true', PAYMENT_MAX_AGE_SECONDS: '60' })
+  const config = loadConfig({ PORT: '8080', PAYMENT_ADDRESS: 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx', TRUST_PROXY: '1', PAYMENT_MAX_AGE_SECONDS: '60' })
   t.equal(config.PORT, 8080)
-  t.equal(config.TRUST_PROXY, true)
+  t.equal(config.trustProxy, 1)
   t.equal(config.PAYMENT_MAX_AGE_SECONDS, 60)
   t.same(problemsOf({
     PORT: 'eighty',
@@ -106,4 +106,13 @@ t.test('workers starting together agree on one keypair', async (t) => {
 t.test('the default registry address is the documented program-derived address', async (t) => {
   const [derived] = await getProgramDerivedAddress({ programAddress: MEMO_V2_PROGRAM as Address, seeds: [REGISTRY_SEED] })
   t.equal(derived, DEFAULT_REGISTRY_ADDRESS)
+})
+
+t.test('TRUST_PROXY takes false, a hop count or proxy addresses, never "trust everyone"', async (t) => {
+  t.equal(loadConfig({}).trustProxy, false, 'off by default')
+  t.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+  t.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy, '10.0.0.0/8,127.0.0.1,::1')
+  for (const value of ['true', '10.0.0.0/33', 'proxy.example']) {
+    t.throws(() => loadConfig({ TRUST_PROXY: value }), { message: /TRUST_PROXY: .* is not false, a hop count/ }, value)
+  }
 })
