@@ -54,6 +54,7 @@ export const ConfigSchema = Type.Object({
   }),
   RATE_LIMIT_MAX: Int(0, 1_000_000, 0, 'requests per window and client; 0 turns rate limiting off'),
   RATE_LIMIT_WINDOW_MS: Int(1000, 86_400_000, 60_000, 'rate limit window'),
+  REQUIRE_WALLET_SIGNATURE: Type.Boolean({ default: false, description: 'refuse pay-then-prove proofs without x-payment-wallet-signature (binds a proof to its request)' }),
   PROOF_FAILURE_LIMIT: Int(0, 1_000_000, 0, 'failed payment proofs per client and rate-limit window before 429; 0 turns it off'),
   BODY_LIMIT_BYTES: Int(1024, 10_485_760, 16_384, 'largest accepted request body'),
   RPC_TIMEOUT_MS: Int(100, 120_000, 10_000, 'timeout of one RPC request'),

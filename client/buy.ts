@@ -1,6 +1,7 @@
 import { createSolanaRpc, type TransactionSigner } from '@solana/kit'
 import { formatTokenAmount } from '../lib/payment/catalog.js'
 import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
+import { signProof } from '../lib/payment/wallet-signature.js'
 import { deliverWithProof } from './delivery.js'
 import { getManifest } from './discovery.js'
 import type { Manifest, PaymentReceipt } from './documents.js'
@@ -70,7 +71,9 @@ export async function buy<T = unknown> (url: string, options: BuyOptions): Promi
   if (options.maxPrice !== undefined && options.maxPrice < 0n) throw new BuyerError('INVALID_INPUT', 'maxPrice must not be negative')
 
   const deliver = async (signature: string, amountPaid: bigint): Promise<BuyResult<T>> => {
-    const answer = await deliverWithProof(target, { signature, wallet: signer.address }, delivery)
+    // Bound to this request, so nobody watching the chain can redeem the payment first.
+    const walletSignature = await signProof(signer, signature, 'GET', new URL(target).pathname)
+    const answer = await deliverWithProof(target, { signature, wallet: signer.address, walletSignature }, delivery)
     const receipt = decodeReceipt(answer.headers.get(PAYMENT_HEADERS.receipt))
     onStep?.({ type: 'delivered', status: answer.status, receipt })
     return { url: target, status: answer.status, data: answer.body as T, receipt, signature, amountPaid }

@@ -44,8 +44,9 @@ function failureMessage (url: string, signature: string, answer: HttpAnswer | un
  * failures a bounded number of times with backoff. It never pays: whatever happens, the same
  * signature is the proof, and DELIVERY_FAILED carries it.
  */
-export async function deliverWithProof (url: string, proof: { signature: string, wallet: string }, options: DeliveryOptions): Promise<HttpAnswer> {
-  const headers = { [PAYMENT_HEADERS.signature]: proof.signature, [PAYMENT_HEADERS.wallet]: proof.wallet }
+export async function deliverWithProof (url: string, proof: { signature: string, wallet: string, walletSignature?: string }, options: DeliveryOptions): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { [PAYMENT_HEADERS.signature]: proof.signature, [PAYMENT_HEADERS.wallet]: proof.wallet }
+  if (proof.walletSignature !== undefined) headers[PAYMENT_HEADERS.walletSignature] = proof.walletSignature
   for (let attempt = 1; ; attempt++) {
     options.onStep?.({ type: 'proof-sent', signature: proof.signature, attempt })
     let answer: HttpAnswer | undefined

@@ -27,7 +27,10 @@ export const Manifest = Type.Object({
   payment_decimals: Type.Integer({ description: 'decimals of the payment token (additive)', examples: [6] }),
   network: Type.String({ description: 'Solana cluster name (additive)', examples: ['devnet'] }),
   registry_url: Type.String({ format: 'uri', description: 'absolute URL of GET /registry (additive)' }),
-  openapi_url: Type.String({ format: 'uri', description: 'absolute URL of the OpenAPI document (additive)' })
+  openapi_url: Type.String({ format: 'uri', description: 'absolute URL of the OpenAPI document (additive)' }),
+  proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
+    description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature (REQUIRE_WALLET_SIGNATURE); a present one is always checked (additive)'
+  }))
 }, { $id: 'Manifest', additionalProperties: false, description: 'The merchant manifest served at /.well-known/agent.json' })
 
 export type ManifestBody = Static<typeof Manifest> & { services: Array<Static<typeof ManifestService>> }

@@ -19,8 +19,10 @@ export const PaymentRequirement = Type.Object({
     recipientTokenAccount: Type.Optional(Type.String({ description: "payTo's associated token account for the mint" })),
     proofHeaders: Type.Object({
       signature: Type.String({ examples: ['x-payment-signature'] }),
-      wallet: Type.String({ examples: ['x-payment-wallet'] })
+      wallet: Type.String({ examples: ['x-payment-wallet'] }),
+      walletSignature: Type.String({ examples: ['x-payment-wallet-signature'], description: 'the payer\'s base58 ed25519 signature over "token-merchant proof <signature> <METHOD> <path>"' })
     }, { description: 'headers to send with the repeated request' }),
+    walletSignatureRequired: Type.Boolean({ description: 'whether proofs must carry the wallet signature (REQUIRE_WALLET_SIGNATURE); a present one is always checked' }),
     solanaPayUrl: Type.String({ description: 'Solana Pay transfer request for the payment' })
   })
 }, { $id: 'PaymentRequirement' })
@@ -42,7 +44,8 @@ export const PaymentRequired = Type.Object({
  */
 export const PROOF_HEADERS = Type.Object({
   [PAYMENT_HEADERS.signature]: Type.Optional(Type.String({ description: 'base58 signature of the payment transaction (pay-then-prove)' })),
-  [PAYMENT_HEADERS.wallet]: Type.Optional(Type.String({ description: 'base58 public key of the wallet that signed and paid' }))
+  [PAYMENT_HEADERS.wallet]: Type.Optional(Type.String({ description: 'base58 public key of the wallet that signed and paid' })),
+  [PAYMENT_HEADERS.walletSignature]: Type.Optional(Type.String({ description: 'the payer\'s base58 ed25519 signature over the UTF-8 text "token-merchant proof <signature> <METHOD> <path>": binds the proof to this request' }))
 })
 
 /** Paid operations: call without proof to get the 402, or with both proof headers. */

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   PAYER_MISMATCH: { status: 402, meaning: 'the named wallet did not sign the transaction' },
   AMOUNT_TOO_LOW: { status: 402, meaning: 'the merchant received less than the price; `paid` and `required` say how much' },
   PAYMENT_EXPIRED: { status: 402, meaning: 'the transaction is older than PAYMENT_MAX_AGE_SECONDS' },
+  WALLET_SIGNATURE_REQUIRED: { status: 402, meaning: 'REQUIRE_WALLET_SIGNATURE is on and the proof carries no x-payment-wallet-signature' },
+  WALLET_SIGNATURE_INVALID: { status: 402, meaning: 'x-payment-wallet-signature is not the payer\'s signature over this proof and request' },
   PAYMENT_ALREADY_USED: { status: 402, meaning: 'the proof already bought a delivery (409 when its lease ran out while the request was served)' },
   FORBIDDEN: { status: 403, meaning: 'the request is not allowed (framework-level)' },
   NOT_FOUND: { status: 404, meaning: 'unknown route' },

@@ -2,5 +2,6 @@
 export const PAYMENT_HEADERS = {
   signature: 'x-payment-signature',
   wallet: 'x-payment-wallet',
+  walletSignature: 'x-payment-wallet-signature',
   receipt: 'x-payment-response'
 } as const

@@ -11,6 +11,8 @@ export type PaymentErrorCode = Extract<ErrorCode,
   | 'AMOUNT_TOO_LOW'
   | 'PAYMENT_EXPIRED'
   | 'PAYMENT_ALREADY_USED'
+  | 'WALLET_SIGNATURE_REQUIRED'
+  | 'WALLET_SIGNATURE_INVALID'
   | 'PAYMENT_IN_PROGRESS'>
 
 export interface PaymentRejection {

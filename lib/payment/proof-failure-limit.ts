@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error.js'
 
 /** Refusals that mean the client's proof named no good payment (not our or the node's trouble). */
-const FAILED_PROOF_CODES = new Set(['INVALID_PAYMENT_HEADER', 'PAYMENT_NOT_FOUND', 'PAYMENT_FAILED', 'PAYER_MISMATCH', 'AMOUNT_TOO_LOW', 'PAYMENT_EXPIRED', 'PAYMENT_ALREADY_USED'])
+const FAILED_PROOF_CODES = new Set(['INVALID_PAYMENT_HEADER', 'PAYMENT_NOT_FOUND', 'PAYMENT_FAILED', 'PAYER_MISMATCH', 'AMOUNT_TOO_LOW', 'PAYMENT_EXPIRED', 'PAYMENT_ALREADY_USED', 'WALLET_SIGNATURE_REQUIRED', 'WALLET_SIGNATURE_INVALID'])
 // Clients are forgotten once their window is over; the sweep runs when the table gets this big.
 const SWEEP_AT = 10_000
 

@@ -10,6 +10,8 @@ export interface MerchantTerms {
   maxAgeSeconds: number
   /** The payTo's associated token account for the mint, when known. */
   recipientTokenAccount?: string
+  /** REQUIRE_WALLET_SIGNATURE: proofs must carry the payer's signature binding them to the request. */
+  walletSignatureRequired: boolean
 }
 
 /** Solana Pay transfer request: `solana:<recipient>?amount=<token units>&spl-token=<mint>&label=...&message=...` */
@@ -44,7 +46,8 @@ export function paymentRequirement (terms: MerchantTerms, service: PaidService, 
       symbol: terms.symbol,
       decimals: PAYMENT_TOKEN_DECIMALS,
       ...(terms.recipientTokenAccount === undefined ? {} : { recipientTokenAccount: terms.recipientTokenAccount }),
-      proofHeaders: { signature: PAYMENT_HEADERS.signature, wallet: PAYMENT_HEADERS.wallet },
+      proofHeaders: { signature: PAYMENT_HEADERS.signature, wallet: PAYMENT_HEADERS.wallet, walletSignature: PAYMENT_HEADERS.walletSignature },
+      walletSignatureRequired: terms.walletSignatureRequired,
       solanaPayUrl: solanaPayUrl(terms, service.price, service.description)
     }
   }

@@ -15,7 +15,7 @@ export const CORS_HEADERS = {
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-  'access-control-allow-headers': ['content-type', 'x-request-id', PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet].join(', '),
+  'access-control-allow-headers': ['content-type', 'x-request-id', PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet, PAYMENT_HEADERS.walletSignature].join(', '),
   'access-control-max-age': '600'
 } as const
 

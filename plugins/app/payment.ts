@@ -9,6 +9,7 @@ import { createPaymentVerifier, type ClaimedPayment } from '../../lib/payment/pa
 import { readPaymentProof } from '../../lib/payment/proof-headers.js'
 import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.js'
 import { storedResource } from '../../lib/payment/stored-resource.js'
+import { checkWalletSignature } from '../../lib/payment/wallet-signature.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
 import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from '../../lib/payment/requirements.js'
 import { publicBaseUrl, requestPath } from '../../lib/http/public-url.js'
@@ -85,7 +86,8 @@ export default fp(async (fastify) => {
         symbol: config.PAYMENT_TOKEN_SYMBOL,
         label: config.AGENT_NAME,
         maxAgeSeconds: config.PAYMENT_MAX_AGE_SECONDS,
-        recipientTokenAccount
+        recipientTokenAccount,
+        walletSignatureRequired: config.REQUIRE_WALLET_SIGNATURE
       }
       cached = { recipientTokenAccount, requirement: paymentRequirement(terms, PAID_SERVICES[serviceName], '') }
       requirements.set(serviceName, cached)
@@ -126,6 +128,14 @@ export default fp(async (fastify) => {
         return sendChallenge(request, reply, serviceName, read.rejection)
       }
       failureLimit.check(request.ip)
+      const header = request.headers[PAYMENT_HEADERS.walletSignature]
+      const binding = await checkWalletSignature(Array.isArray(header) ? header[0] : header, read.proof,
+        { method: request.method, path: requestPath(request.url).split('?')[0] }, config.REQUIRE_WALLET_SIGNATURE)
+      if (binding !== undefined) {
+        store.audit.countUnpaid(serviceName, binding.code)
+        failureLimit.record(request.ip, binding.code)
+        return sendChallenge(request, reply, serviceName, binding)
+      }
       try {
         const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], storedResource(resourceUrl(request)))
         request.payment = { ...claimed, settled: false, outcome: 'PENDING' }

@@ -14,7 +14,8 @@ function withProofHeaderParameters (document: OpenAPIV3.Document): OpenAPIV3.Doc
   for (const path of Object.values(document.paths)) {
     const operation = path?.get
     if (operation?.security?.some(requirement => 'paymentSignature' in requirement) === true) {
-      operation.parameters = [...operation.parameters ?? [], ...parameters]
+      const present = new Set((operation.parameters ?? []).map(parameter => 'name' in parameter ? parameter.name : ''))
+      operation.parameters = [...operation.parameters ?? [], ...parameters.filter(parameter => !present.has(parameter.name))]
     }
   }
   return document

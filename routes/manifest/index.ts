@@ -41,7 +41,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       payment_decimals: PAYMENT_TOKEN_DECIMALS,
       network: config.network,
       registry_url: `${base}/registry`,
-      openapi_url: `${base}/openapi.json`
+      openapi_url: `${base}/openapi.json`,
+      proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional'
     }
   })
 }

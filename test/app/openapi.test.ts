@@ -69,7 +69,7 @@ t.test('the document is a contract: servers, license, every status with its code
   t.ok(price.responses['200'].headers['x-payment-response'], 'the receipt header is documented')
   t.ok(price.responses['503'].headers['retry-after'], 'Retry-After is documented')
   t.ok(price.responses['402'].headers['x-request-id'], 'x-request-id is documented')
-  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name), ['x-payment-signature', 'x-payment-wallet'])
+  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name), ['x-payment-wallet-signature', 'x-payment-signature', 'x-payment-wallet'])
   t.same(Object.keys(document.components.securitySchemes), ['paymentSignature', 'paymentWallet'])
   const health = document.paths['/health/ready'].get.responses
   t.notMatch(JSON.stringify(health), /Default Response/, 'health answers are described')
