@@ -62,6 +62,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   for (const model of MODELS) fastify.addSchema(model)
 
   await fastify.register(sensible)
+  // Before any route: Fastify binds a route to the error handler in force when it is added.
+  await fastify.register(errorHandler)
   await fastify.register(responseHeaders)
   await fastify.register(crossOrigin)
   await fastify.register(rateLimit)
@@ -74,8 +76,6 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(tokenAnalysis)
   await fastify.register(registry)
   await fastify.register(reputation)
-
-  await fastify.register(errorHandler)
 
   // One folder per URL area; the prefix is the folder's place in the URL.
   await fastify.register(manifestRoutes, { prefix: '/.well-known' })

@@ -38,7 +38,7 @@ export const ERROR_CODES = {
   UPSTREAM_ERROR: { status: 502, meaning: 'fetch-price: the price source answered with an error' },
   SERVICE_UNAVAILABLE: { status: 503, meaning: 'the service is shutting down or overloaded' },
   RPC_UNAVAILABLE: { status: 503, meaning: 'the Solana RPC node cannot answer; nothing was consumed, retry after `Retry-After`' },
-  UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'fetch-price: the price source is busy or down; retry after `Retry-After`' },
+  UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'fetch-price: the price source is busy or unreachable; retry after `Retry-After`' },
   UPSTREAM_TIMEOUT: { status: 504, meaning: 'fetch-price: the price source did not answer in time' }
 } as const satisfies Record<string, { status: number, meaning: string }>
 

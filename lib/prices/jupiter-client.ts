@@ -42,11 +42,13 @@ function upstreamError (cause: unknown): AppError {
 }
 
 function finalFailure (failure: RetryableFailure): AppError {
-  if (failure.status === 429 || failure.status === 503) {
+  // Busy (429, 503) or not reachable at all (status 0: refused, reset): the source is unavailable,
+  // not wrong, so the buyer is told when to come back.
+  if (failure.status === 429 || failure.status === 503 || failure.status === 0) {
     const retryAfterSeconds = failure.retryAfterMs === undefined
       ? DEFAULT_RETRY_AFTER_SECONDS
       : Math.max(1, Math.ceil(failure.retryAfterMs / 1000))
-    return new AppError('UPSTREAM_UNAVAILABLE', 'The price source is busy; retry after the indicated delay.', {
+    return new AppError('UPSTREAM_UNAVAILABLE', 'The price source is busy or unreachable; retry after the indicated delay.', {
       details: { retryAfterSeconds },
       headers: { 'retry-after': String(retryAfterSeconds) },
       cause: failure.cause

@@ -28,7 +28,7 @@ t.test('fastify.prices is built from the configuration and closes with the app',
   t.same(api.requests().map(r => r.apiKey), ['secret', 'secret'], 'PRICE_API_KEY sent')
 
   await app.close()
-  await t.rejects(app.prices.getPrice('JUP'), { statusCode: 502, code: 'UPSTREAM_ERROR' }, 'the pool is closed')
+  await t.rejects(app.prices.getPrice('JUP'), { statusCode: 503, code: 'UPSTREAM_UNAVAILABLE' }, 'the pool is closed: unavailable')
   t.equal(api.calls()[PRICE_PATH], 2)
 })
 

@@ -103,10 +103,10 @@ t.test('bodies that are not JSON, or of the wrong shape: 502, not retried', asyn
   t.same(api.calls(), { [PRICE_PATH]: 2, [SEARCH_PATH]: 2 })
 })
 
-t.test('nobody listening: 502 after one retry', async t => {
+t.test('nobody listening: 503 UPSTREAM_UNAVAILABLE with Retry-After, after one retry', async t => {
   const gone = await startPriceApi()
   await gone.stop()
-  await t.rejects(client(t, { baseUrl: gone.url }).getUsdPrices([SOL]), { statusCode: 502, code: 'UPSTREAM_ERROR' })
+  await t.rejects(client(t, { baseUrl: gone.url }).getUsdPrices([SOL]), { statusCode: 503, code: 'UPSTREAM_UNAVAILABLE', headers: { 'retry-after': String } })
 })
 
 t.test('client messages never carry upstream details', async t => {
