@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Address, Signature } from '@solana/kit'
 import type { PaymentClaims } from '../../db/payment-claims.js'
-import { callRpc } from '../solana/rpc-errors.js'
+import { callRpc, rpcUnavailable } from '../solana/rpc-errors.js'
+import { transactionShapeProblem } from './transaction-shape.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import type { PaidServiceName, PaidService } from './catalog.js'
 import { PaymentError } from './payment-error.js'
@@ -47,8 +48,14 @@ export function createPaymentVerifier (options: VerifierOptions) {
         encoding: 'json',
         maxSupportedTransactionVersion: 0,
         commitment: options.commitment
-      }).send() as PaymentTransaction | null
-      if (tx !== null || Date.now() + NOT_FOUND_POLL_MS > deadline) return tx
+      }).send() as unknown
+      if (tx !== null) {
+        // An answer no node would send is the RPC's fault (503, proof untouched), never a payment.
+        const problem = transactionShapeProblem(tx, Math.floor(Date.now() / 1000))
+        if (problem !== undefined) throw rpcUnavailable(new Error(`getTransaction answer refused at ${problem}`))
+        return tx as PaymentTransaction
+      }
+      if (Date.now() + NOT_FOUND_POLL_MS > deadline) return null
       await sleep(NOT_FOUND_POLL_MS)
     }
   }

@@ -2,6 +2,11 @@ import { createSolanaRpcFromTransport, SolanaError, SOLANA_ERROR__RPC__TRANSPORT
 import { parseJsonWithBigInts, stringifyJsonWithBigInts } from '@solana/rpc-spec-types'
 import { request } from 'undici'
 
+/** A JSON-RPC 2.0 response: an object with a result or an error. */
+function isJsonRpcEnvelope (value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && ('result' in value || 'error' in value)
+}
+
 /**
  * A @solana/kit RPC client whose every request gives up after `timeoutMs`. Requests go through
  * undici's request API rather than kit's fetch-based transport: measured on one getTransaction,
@@ -25,7 +30,18 @@ export function createRpcClient (url: string, timeoutMs: number) {
       }
       throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers, message: text.slice(0, 200), statusCode: response.statusCode })
     }
-    return parseJsonWithBigInts(text)
+    // HTML from a proxy, a truncated body or an envelope of the wrong shape is the node's failure,
+    // classified like an HTTP error (503 RPC_UNAVAILABLE), never passed on as a result.
+    let envelope: unknown
+    try {
+      envelope = parseJsonWithBigInts(text)
+    } catch {
+      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers: new Headers(), message: 'the RPC answered something that is not JSON', statusCode: 502 })
+    }
+    if (!isJsonRpcEnvelope(envelope)) {
+      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers: new Headers(), message: 'the RPC answered JSON that is not a JSON-RPC response', statusCode: 502 })
+    }
+    return envelope
   }) as RpcTransport
   return createSolanaRpcFromTransport(transport)
 }
