@@ -3,8 +3,7 @@
 // manifest bytes (PEER_MANIFEST_FILE). Its facilitator is a stub answering /supported locally, so
 // no network is involved: the 402 path never calls verify or settle.
 import { readFileSync } from 'node:fs'
-import type { FacilitatorClient } from '@x402/core/server'
-import { x402ResourceServer } from '@x402/core/server'
+import { x402ResourceServer, type FacilitatorClient, type RoutesConfig } from '@x402/core/server'
 import { ExactSvmScheme } from '@x402/svm/exact/server'
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
@@ -19,10 +18,11 @@ const facilitator: FacilitatorClient = {
   settle: async () => ({ success: false, errorReason: 'bench_stub', transaction: '', network: DEVNET, payer: '' })
 } as unknown as FacilitatorClient
 
+// eslint-disable-next-line new-cap -- the SDK's class name
 const server = new x402ResourceServer(facilitator).register(DEVNET, new ExactSvmScheme())
-const routes = {
+const routes: RoutesConfig = {
   [`GET ${path}`]: {
-    accepts: { scheme: 'exact', network: DEVNET, payTo, price: { amount, asset } },
+    accepts: { scheme: 'exact', network: DEVNET, payTo, price: { amount, asset } } as const,
     description: 'Token security analysis',
     mimeType: 'application/json'
   }
