@@ -1,19 +1,13 @@
 // The baseline: bare Fastify 5 (default options, no plugins, no logger), one GET route per entry of
-// BASELINE_BODIES ({ "/path": bytes }) answering a JSON object that serializes to exactly that many bytes.
+// BASELINE_ANSWERS_FILE ({ "/path": { status, body } }) answering exactly the service's bytes: the same
+// JSON body text and the same status, so the two differ only in what the service does per request.
 import Fastify from 'fastify'
+import { readFileSync } from 'node:fs'
 
-/** `{"padding":"xxx…"}` of exactly `bytes` bytes. */
-function bodyOfSize (bytes: number): { padding: string } {
-  const overhead = JSON.stringify({ padding: '' }).length
-  if (bytes < overhead) throw new Error(`a JSON body cannot be smaller than ${overhead} bytes`)
-  return { padding: 'x'.repeat(bytes - overhead) }
-}
-
-const bodies = JSON.parse(process.env.BASELINE_BODIES ?? '{}') as Record<string, number>
+const answers = JSON.parse(readFileSync(process.env.BASELINE_ANSWERS_FILE ?? '', 'utf8')) as Record<string, { status: number, body: string }>
 const fastify = Fastify()
-for (const [path, bytes] of Object.entries(bodies)) {
-  const body = bodyOfSize(bytes)
-  fastify.get(path, async () => body)
+for (const [path, { status, body }] of Object.entries(answers)) {
+  fastify.get(path, (_request, reply) => { reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body) })
 }
 await fastify.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 0) })
 process.send?.('ready')

@@ -91,6 +91,22 @@ export function mergeRounds (rounds: readonly LoadFigures[]): LoadFigures {
   }
 }
 
+/** The median of values (the mean of the middle two for an even count). */
+export function median (values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/**
+ * The ratio of two servers measured in the same rounds: the median over rounds of each round's
+ * requests/s ratio, so one round disturbed by a neighbour moves it less than a ratio of sums.
+ */
+export function medianRatio (rounds: ReadonlyArray<{ target: LoadFigures, other: LoadFigures }>): number {
+  return median(rounds.map(round => round.target.requestsPerSecond / round.other.requestsPerSecond))
+}
+
 /** Responses whose status (or outcome) is not `expected`, connection errors included. */
 export function unexpectedResponses (figures: LoadFigures, expected: number | string): number {
   return Object.entries(figures.statusCodes).reduce((sum, [status, count]) => status === String(expected) ? sum : sum + count, 0)

@@ -1,8 +1,8 @@
 // Load with autocannon: one run, or a target and its baseline loaded the same way in alternating rounds
 // (so a noisy neighbour on a shared machine hits both alike).
 import autocannon from 'autocannon'
-import { mergeRounds, type LoadFigures } from './figures.js'
-import { cpuSeconds, ownCpuSeconds } from './processes.js'
+import { medianRatio, mergeRounds, type LoadFigures } from './figures.js'
+import { cpuSeconds, ownCpuSeconds, residentMegabytes } from './processes.js'
 
 export interface LoadShape {
   connections: number
@@ -40,27 +40,67 @@ export async function runLoad (target: LoadTarget, shape: Pick<LoadShape, 'conne
   }
 }
 
+/** Another server loaded in the same rounds as the service: its merged figures and the median ratio. */
+export interface Rival {
+  figures: LoadFigures
+  /** service requests/s over this server's, median over rounds */
+  ratio: number
+}
+
 export interface Comparison {
   target: LoadFigures
   baseline: LoadFigures
-  /** target requests/s over baseline requests/s */
+  /** target requests/s over baseline requests/s, median over rounds */
   ratio: number
-  rounds: Array<{ target: LoadFigures, baseline: LoadFigures }>
+  /** Further servers loaded in the same rounds (the x402 peers), by name. */
+  peers: Record<string, Rival>
+  rounds: Array<{ target: LoadFigures, baseline: LoadFigures, peers: Record<string, LoadFigures> }>
 }
 
-export async function compareWithBaseline (service: LoadTarget, bare: LoadTarget, shape: LoadShape): Promise<Comparison> {
+/**
+ * The service, the bare baseline and any peers loaded the same way in rounds; each round rotates
+ * which server goes first, so none always runs on a warmer or quieter machine.
+ */
+export async function compareWithBaseline (service: LoadTarget, bare: LoadTarget, shape: LoadShape, peers: Record<string, LoadTarget> = {}): Promise<Comparison> {
+  const sides: Array<[string, LoadTarget]> = [['target', service], ['baseline', bare], ...Object.entries(peers)]
   const warm = { ...shape, duration: shape.warmup }
-  await runLoad(service, warm)
-  await runLoad(bare, warm)
-  const rounds: Comparison['rounds'] = []
+  for (const [, side] of sides) await runLoad(side, warm)
+  const measured: Array<Record<string, LoadFigures>> = []
   for (let i = 0; i < shape.rounds; i++) {
-    // Alternate which side goes first, so neither always runs on a warmer or quieter machine.
-    const targetFirst = i % 2 === 0
-    const a = await runLoad(targetFirst ? service : bare, shape)
-    const b = await runLoad(targetFirst ? bare : service, shape)
-    rounds.push(targetFirst ? { target: a, baseline: b } : { target: b, baseline: a })
+    const round: Record<string, LoadFigures> = {}
+    for (let k = 0; k < sides.length; k++) {
+      const [name, side] = sides[(i + k) % sides.length]
+      round[name] = await runLoad(side, shape)
+    }
+    measured.push(round)
   }
-  const target = mergeRounds(rounds.map(round => round.target))
-  const baseline = mergeRounds(rounds.map(round => round.baseline))
-  return { target, baseline, ratio: target.requestsPerSecond / baseline.requestsPerSecond, rounds }
+  const rounds = measured.map(({ target, baseline, ...others }) => ({ target, baseline, peers: others }))
+  const merged = (name: string) => mergeRounds(measured.map(round => round[name]))
+  const ratioTo = (name: string) => medianRatio(measured.map(round => ({ target: round.target, other: round[name] })))
+  return {
+    target: merged('target'),
+    baseline: merged('baseline'),
+    ratio: ratioTo('baseline'),
+    peers: Object.fromEntries(Object.keys(peers).map(name => [name, { figures: merged(name), ratio: ratioTo(name) }])),
+    rounds
+  }
+}
+
+export interface MemoryFigures {
+  requests: number
+  /** resident set size after the warm-up and again after `requests` more, in MB */
+  rssBeforeMb: number
+  rssAfterMb: number
+}
+
+/**
+ * Resident memory of a server before and after a long run of requests: flat memory under
+ * sustained load means nothing accumulates per request. Measured after the load ends, once the
+ * warm-up has grown the heap to its working size.
+ */
+export async function measureMemory (target: LoadTarget, requests: number): Promise<MemoryFigures> {
+  await autocannon({ url: target.url, connections: 10, amount: Math.ceil(requests / 10) })
+  const rssBeforeMb = residentMegabytes(target.pid)
+  await autocannon({ url: target.url, connections: 10, amount: requests })
+  return { requests, rssBeforeMb, rssAfterMb: residentMegabytes(target.pid) }
 }

@@ -4,7 +4,7 @@
 // to a file, as in production, not through this process (which is busy generating the load).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { closeSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -123,8 +123,40 @@ export async function startService (env: Record<string, string>, cwd: string, lo
   return await startProcess([join(PROJECT_ROOT, 'dist', 'server.js')], env, cwd, logPath)
 }
 
-/** The bare Fastify baseline (bench/baseline-server.ts) answering `bodies`: path -> JSON body size in bytes. */
-export async function startBaseline (bodies: Record<string, number>, cwd: string, logPath: string): Promise<BenchProcess> {
+/** An answer the baseline repeats byte for byte: status and JSON body text. */
+export interface BaselineAnswer {
+  status: number
+  body: string
+}
+
+/** The bare Fastify baseline (bench/baseline-server.ts) answering `answers`: path -> status and body. */
+export async function startBaseline (answers: Record<string, BaselineAnswer>, cwd: string, logPath: string): Promise<BenchProcess> {
+  const file = join(cwd, 'baseline-answers.json')
+  writeFileSync(file, JSON.stringify(answers))
   const script = join(PROJECT_ROOT, 'bench', 'baseline-server.ts')
-  return await startProcess(['--import', TSX_IMPORT, script], { BASELINE_BODIES: JSON.stringify(bodies) }, cwd, logPath)
+  return await startProcess(['--import', TSX_IMPORT, script], { BASELINE_ANSWERS_FILE: file }, cwd, logPath)
+}
+
+/** What an x402 peer guards: the same route and price, paid to the same merchant in the same mint. */
+export interface PeerTerms {
+  path: string
+  amount: string
+  asset: string
+  payTo: string
+  feePayer: string
+}
+
+/** The official x402 middleware for Express or Hono (bench/peers/x402-peer.ts) serving `manifest` and guarding `terms`. */
+export async function startPeer (peer: 'express' | 'hono', manifest: string, terms: PeerTerms, cwd: string, logPath: string): Promise<BenchProcess> {
+  const file = join(cwd, 'peer-manifest.json')
+  writeFileSync(file, manifest)
+  const script = join(PROJECT_ROOT, 'bench', 'peers', 'x402-peer.ts')
+  return await startProcess(['--import', TSX_IMPORT, script], { PEER: peer, PEER_MANIFEST_FILE: file, PEER_TERMS: JSON.stringify(terms) }, cwd, logPath)
+}
+
+/** Resident set size of a process in MB (Linux /proc). */
+export function residentMegabytes (pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kilobytes = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1])
+  return kilobytes / 1024
 }

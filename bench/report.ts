@@ -1,6 +1,6 @@
 // The bench's result (written as JSON as it is) and its printed form: tables and one verdict per target.
 import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type Target, type Verdict } from './figures.js'
-import type { Comparison, LoadShape } from './load.js'
+import type { Comparison, LoadShape, MemoryFigures } from './load.js'
 import type { PaidCallSet } from './paid-calls.js'
 import type { RegistryFigures } from './registry.js'
 import type { StoreFigures } from './store.js'
@@ -24,6 +24,7 @@ export interface BenchResult {
   manifest: Comparison & { bodyBytes: number }
   manifestInfoLogging: Comparison
   challenge: Comparison & { path: string, bodyBytes: number }
+  memory: MemoryFigures
   paid: {
     path: string
     freePath: string
@@ -51,7 +52,9 @@ export function problemsOf (result: Measured): string[] {
   const expectations: Array<[string, LoadFigures, number | string]> = [
     ['manifest', manifest.target, 200], ['manifest baseline', manifest.baseline, 200],
     ['manifest at info', manifestInfoLogging.target, 200], ['manifest baseline (info run)', manifestInfoLogging.baseline, 200],
-    ['402 challenge', challenge.target, 402], ['402 challenge baseline', challenge.baseline, 200],
+    ['402 challenge', challenge.target, 402], ['402 challenge baseline', challenge.baseline, 402],
+    ...Object.entries(manifest.peers).map(([name, peer]): [string, LoadFigures, number] => [`manifest, @x402/${name}`, peer.figures, 200]),
+    ...Object.entries(challenge.peers).map(([name, peer]): [string, LoadFigures, number] => [`402 challenge, @x402/${name}`, peer.figures, 402]),
     ...[paid.sequential, paid.concurrent].flatMap((set): Array<[string, LoadFigures, number | string]> => [
       [`paid calls, ${set.concurrency} in flight`, set.paid, 200],
       [`getTransaction alone, ${set.concurrency} in flight`, set.getTransaction, 'found'],
@@ -69,11 +72,26 @@ export function problemsOf (result: Measured): string[] {
   return problems
 }
 
+/** Ahead of every x402 peer: at least as many requests per second as each. */
+function peerTargets (path: string, comparison: Comparison): Target[] {
+  return Object.entries(comparison.peers).map(([name, peer]) =>
+    ({ name: `${path} req/s vs @x402/${name}`, measured: peer.ratio * 100, limit: 100, kind: 'at-least', unit: '%' }))
+}
+
 export function targetsOf (result: Measured): Verdict[] {
   const sequential = result.paid.sequential
   const targets: Target[] = [
-    { name: 'manifest req/s vs baseline', measured: result.manifest.ratio * 100, limit: 80, kind: 'at-least', unit: '%' },
-    { name: '402 challenge req/s vs baseline', measured: result.challenge.ratio * 100, limit: 70, kind: 'at-least', unit: '%' },
+    { name: 'manifest req/s vs bare Fastify', measured: result.manifest.ratio * 100, limit: 80, kind: 'at-least', unit: '%' },
+    ...peerTargets('manifest', result.manifest),
+    { name: '402 challenge req/s vs bare Fastify', measured: result.challenge.ratio * 100, limit: 70, kind: 'at-least', unit: '%' },
+    ...peerTargets('402 challenge', result.challenge),
+    {
+      name: `resident memory growth over ${result.memory.requests.toLocaleString('en-US')} challenges`,
+      measured: (100 * (result.memory.rssAfterMb - result.memory.rssBeforeMb)) / result.memory.rssBeforeMb,
+      limit: 10,
+      kind: 'at-most',
+      unit: '%'
+    },
     {
       name: 'gate p50 over its getTransaction p50',
       measured: sequential.paid.latency.p50 - sequential.getTransaction.latency.p50,
@@ -141,7 +159,7 @@ export function formatReport (result: BenchResult): string {
     `load average ${machine.loadAverage.start.toFixed(2)} at start, ${machine.loadAverage.end.toFixed(2)} at end`)
   out.push(`Load: ${load.tool}, ${load.connections} connections, pipelining ${load.pipelining}, ${load.rounds} rounds of ${load.duration} s per side ` +
     `(alternating with the baseline, after ${load.warmup} s of warm-up each). Service LOG_LEVEL=${result.logLevel} unless stated; ` +
-    'baseline: bare Fastify 5, no logger, same body size, own process.')
+    'baseline: bare Fastify 5, no logger, identical bytes, own process.')
   out.push('')
   const comparisons: Array<[string, Comparison]> = [
     [`GET /.well-known/agent.json (${result.manifest.bodyBytes} B)`, result.manifest],
@@ -151,6 +169,21 @@ export function formatReport (result: BenchResult): string {
   out.push(table(
     ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'base req/s', 'base p50', 'base p99', 'base CPU µs/req', 'req/s ratio', 'CPU ratio'],
     comparisons.map(([name, comparison]) => comparisonRow(name, comparison))))
+  const peerNames = Object.keys(result.challenge.peers)
+  if (peerNames.length > 0) {
+    out.push(table(
+      ['endpoint', 'ours req/s', 'bare Fastify', ...peerNames.map(name => `@x402/${name}`), 'ours / bare', ...peerNames.map(name => `ours / ${name}`)],
+      [['manifest', result.manifest] as const, ['402 challenge', result.challenge] as const].map(([name, comparison]) => [
+        name, integer(comparison.target.requestsPerSecond), integer(comparison.baseline.requestsPerSecond),
+        ...peerNames.map(peer => integer(comparison.peers[peer].figures.requestsPerSecond)),
+        `${comparison.ratio.toFixed(2)}×`, ...peerNames.map(peer => `${comparison.peers[peer].ratio.toFixed(2)}×`)
+      ])))
+    out.push('Bare Fastify answers the identical bytes (same body, same status); the peers are the official x402 middleware ' +
+      '(2.27, stub facilitator, no network) guarding the same route at the same price and serving the same manifest. ' +
+      'Ratios: the median over rounds of each round\'s requests/s ratio; each round rotates which server goes first.')
+  }
+  out.push(`Memory: service resident size ${result.memory.rssBeforeMb.toFixed(1)} MB after warm-up, ` +
+    `${result.memory.rssAfterMb.toFixed(1)} MB after ${integer(result.memory.requests)} more 402 challenges.`)
   out.push(`402 challenge: GET ${result.challenge.path} without proof headers. CPU µs/req: user+system time of the server process per request; ` +
     'CPU ratio = baseline CPU/req over service CPU/req, the req/s ratio a server-bound run would show. autocannon latencies are whole milliseconds.')
   for (const [name, comparison] of comparisons) {

@@ -10,9 +10,9 @@ import { request } from 'undici'
 import { startPriceApi, type PriceApi } from '@token-merchant/localnet/price-api'
 import { PROJECT_ROOT } from '../project.js'
 import { startChain, type BenchChain } from './chain.js'
-import { compareWithBaseline, type LoadShape, type LoadTarget } from './load.js'
+import { compareWithBaseline, measureMemory, type LoadShape, type LoadTarget } from './load.js'
 import { measurePaidCalls } from './paid-calls.js'
-import { startBaseline, startService, type BenchProcess } from './processes.js'
+import { startBaseline, startPeer, startService, type BaselineAnswer, type BenchProcess, type PeerTerms } from './processes.js'
 import { measureRegistry } from './registry.js'
 import { formatReport, problemsOf, targetsOf, type BenchResult } from './report.js'
 import { runStore } from './store.js'
@@ -22,6 +22,9 @@ const LOG_LEVEL = 'warn'
 const MANIFEST_PATH = '/.well-known/agent.json'
 // analyze-token's check before the gate is local (the address must decode); fetch-price may look a symbol up.
 const CHALLENGE_PATH = '/api/analyze-token/So11111111111111111111111111111111111111112'
+const CHALLENGE_ROUTE = '/api/analyze-token/:address'
+const ANALYZE_TOKEN = 100_000n
+const MEMORY_REQUESTS = 100_000
 // A known symbol needs no lookup, and with a long price cache the handler costs next to nothing.
 const PAID_PATH = '/api/fetch-price/SOL'
 const FETCH_PRICE = 50_000n
@@ -49,11 +52,12 @@ function machine (loadAtStart: number): BenchResult['machine'] {
   }
 }
 
-async function bodyBytes (url: string, expectedStatus: number): Promise<number> {
+/** What the service answers at `url`: status and body text (the baseline repeats it byte for byte). */
+async function answerOf (url: string, expectedStatus: number): Promise<BaselineAnswer> {
   const response = await request(url)
-  const text = await response.body.text()
-  if (response.statusCode !== expectedStatus) throw new Error(`${url} answered ${response.statusCode}, not ${expectedStatus}: ${text.slice(0, 300)}`)
-  return Buffer.byteLength(text)
+  const body = await response.body.text()
+  if (response.statusCode !== expectedStatus) throw new Error(`${url} answered ${response.statusCode}, not ${expectedStatus}: ${body.slice(0, 300)}`)
+  return { status: response.statusCode, body }
 }
 
 const at = (process: BenchProcess, path: string): LoadTarget => ({ url: `${process.url}${path}`, pid: process.pid })
@@ -74,20 +78,52 @@ async function stopAfter<T> (process: BenchProcess, work: (process: BenchProcess
   }
 }
 
-/** Manifest and 402 challenge beside the baseline (and the manifest again with LOG_LEVEL=info). */
+/** The x402 peers, serving our manifest and guarding the challenge route at the same price, until `work` ends. */
+async function withPeers<T> (bench: Bench, manifest: string, work: (peers: Record<'express' | 'hono', BenchProcess>) => Promise<T>): Promise<T> {
+  const terms: PeerTerms = {
+    path: CHALLENGE_ROUTE,
+    amount: String(ANALYZE_TOKEN),
+    asset: bench.chain.mint,
+    payTo: bench.chain.merchant,
+    feePayer: bench.chain.merchant
+  }
+  const express = await startPeer('express', manifest, terms, bench.scratch, join(bench.scratch, 'express.log'))
+  return await stopAfter(express, async () => {
+    const hono = await startPeer('hono', manifest, terms, bench.scratch, join(bench.scratch, 'hono.log'))
+    return await stopAfter(hono, async () => await work({ express, hono }))
+  })
+}
+
+/**
+ * Manifest and 402 challenge beside bare Fastify answering the identical bytes and beside the
+ * official x402 middleware for Express and Hono (all loaded in the same rotating rounds), then the
+ * manifest again with LOG_LEVEL=info, then the service's memory over 100k challenges.
+ */
 async function measureHttp (bench: Bench, service: BenchProcess) {
-  const manifestBytes = await bodyBytes(`${service.url}${MANIFEST_PATH}`, 200)
-  const challengeBytes = await bodyBytes(`${service.url}${CHALLENGE_PATH}`, 402)
-  const baseline = await startBaseline({ '/manifest': manifestBytes, '/challenge': challengeBytes }, bench.scratch, join(bench.scratch, 'baseline.log'))
+  const manifestAnswer = await answerOf(`${service.url}${MANIFEST_PATH}`, 200)
+  const challengeAnswer = await answerOf(`${service.url}${CHALLENGE_PATH}`, 402)
+  const baseline = await startBaseline({ '/manifest': manifestAnswer, '/challenge': challengeAnswer }, bench.scratch, join(bench.scratch, 'baseline.log'))
   return await stopAfter(baseline, async () => {
-    progress(`GET ${MANIFEST_PATH} vs baseline`)
-    const manifest = { ...await compareWithBaseline(at(service, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE), bodyBytes: manifestBytes }
-    progress(`402 challenge GET ${CHALLENGE_PATH} vs baseline`)
-    const challenge = { ...await compareWithBaseline(at(service, CHALLENGE_PATH), at(baseline, '/challenge'), SHAPE), path: CHALLENGE_PATH, bodyBytes: challengeBytes }
+    const { manifest, challenge } = await withPeers(bench, manifestAnswer.body, async peers => {
+      progress(`GET ${MANIFEST_PATH} vs bare Fastify, @x402/express, @x402/hono`)
+      const manifest = {
+        ...await compareWithBaseline(at(service, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE, { express: at(peers.express, MANIFEST_PATH), hono: at(peers.hono, MANIFEST_PATH) }),
+        bodyBytes: Buffer.byteLength(manifestAnswer.body)
+      }
+      progress(`402 challenge GET ${CHALLENGE_PATH} vs bare Fastify, @x402/express, @x402/hono`)
+      const challenge = {
+        ...await compareWithBaseline(at(service, CHALLENGE_PATH), at(baseline, '/challenge'), SHAPE, { express: at(peers.express, CHALLENGE_PATH), hono: at(peers.hono, CHALLENGE_PATH) }),
+        path: CHALLENGE_PATH,
+        bodyBytes: Buffer.byteLength(challengeAnswer.body)
+      }
+      return { manifest, challenge }
+    })
     progress(`GET ${MANIFEST_PATH} with LOG_LEVEL=info vs baseline`)
     const manifestInfoLogging = await stopAfter(await bench.startService('service-info.db', { LOG_LEVEL: 'info' }), async infoService =>
       await compareWithBaseline(at(infoService, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE))
-    return { manifest, challenge, manifestInfoLogging }
+    progress(`memory: resident size of the service before and after ${MEMORY_REQUESTS.toLocaleString('en-US')} more 402 challenges`)
+    const memory = await measureMemory(at(service, CHALLENGE_PATH), MEMORY_REQUESTS)
+    return { manifest, challenge, manifestInfoLogging, memory }
   })
 }
 

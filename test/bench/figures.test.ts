@@ -1,5 +1,5 @@
 import t from 'tap'
-import { cpuPerRequest, judge, mergeRounds, mergeSamples, percentile, summarize, unexpectedResponses, type LoadFigures } from '../../bench/figures.js'
+import { cpuPerRequest, judge, median, medianRatio, mergeRounds, mergeSamples, percentile, summarize, unexpectedResponses, type LoadFigures } from '../../bench/figures.js'
 
 const round = (requests: number, seconds: number, p50: number, serverCpuSeconds: number): LoadFigures => ({
   requestsPerSecond: requests / seconds,
@@ -47,4 +47,16 @@ t.test('targets pass or miss, with the margin in their unit', async t => {
   t.match(judge({ name: 'gate', measured: 1, limit: 1, kind: 'at-most', unit: 'ms' }), { pass: true, margin: 0 })
   t.match(judge({ name: 'read', measured: 5, limit: 5, kind: 'below', unit: 'ms' }), { pass: false, margin: 0 })
   t.match(judge({ name: 'nothing measured', measured: Number.NaN, limit: 5, kind: 'below', unit: 'ms' }), { pass: false })
+})
+
+t.test('ratios between servers are the median of the per-round ratios', async t => {
+  t.equal(median([3, 1, 2]), 2)
+  t.equal(median([4, 1, 3, 2]), 2.5, 'an even count takes the mean of the middle two')
+  t.ok(Number.isNaN(median([])))
+  const rounds = [
+    { target: round(900, 1, 1, 0), other: round(1000, 1, 1, 0) },
+    { target: round(400, 1, 1, 0), other: round(1000, 1, 1, 0) },
+    { target: round(1000, 1, 1, 0), other: round(1000, 1, 1, 0) }
+  ]
+  t.equal(medianRatio(rounds), 0.9, 'one disturbed round (0.4) does not drag the ratio down')
 })
