@@ -130,3 +130,22 @@ t.test('retention pruning removes rows and the figures follow', async t => {
   t.match(app.reputation.report('all', NOW), { requests: 1, unique_payers: 1, revenue: { base_units: '100000' }, services: [{ requests: 0, p95_latency_ms: null, avg_latency_ms: null, success_rate: null }, { requests: 1 }] })
   t.equal(app.store.db.prepare('SELECT count(*) FROM reputation_latency WHERE service = ?').pluck().get('fetch-price'), 0, 'emptied aggregates are deleted')
 })
+
+t.test('revenue stays exact in bigint base units past 2^64, in every window and after pruning', async t => {
+  const app = await build(t)
+  const record = recorder(app)
+  const U64_MAX = 2n ** 64n - 1n
+  const now = Date.now()
+  const amounts = [U64_MAX, U64_MAX, 2n ** 63n + 7n, 999_999_999n, 1_000_000_000n]
+  for (const [i, amount] of amounts.entries()) record(now - (i + 1) * 60_000, delivered('analyze-token', 'payer', amount, 5))
+  record(now - 40 * DAY_MS, delivered('analyze-token', 'payer', U64_MAX, 5))
+  const expected = amounts.reduce((sum, amount) => sum + amount, 0n)
+  t.ok(expected > 2n ** 64n, 'the sum is past 2^64')
+  const report = async (window: string) => (await app.inject(`/reputation?window=${window}`)).json()
+  t.equal((await report('24h')).revenue.base_units, expected.toString(), '24h: exact')
+  t.equal((await report('all')).revenue.base_units, (expected + U64_MAX).toString(), 'all: exact')
+  t.equal((await report('all')).services.find((s: { service: string }) => s.service === 'analyze-token').deliveries, 6)
+
+  app.store.audit.prune(30, now)
+  t.equal((await report('all')).revenue.base_units, expected.toString(), 'the pruned row left the sums exactly')
+})
