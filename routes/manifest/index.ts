@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { SERVICE_VERSION } from '../../project.js'
 import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS } from '../../lib/payment/catalog.js'
-import { NETWORKS } from '../../lib/solana/networks.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
@@ -17,7 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     price: Number(service.price),
     price_display: formatTokenAmount(service.price),
     payment_token: config.PAYMENT_TOKEN_SYMBOL,
-    payment_network: NETWORKS[config.network].x402Network,
+    payment_network: config.x402Network,
     data_network: config.dataNetwork
   }))
 
