@@ -35,11 +35,13 @@ const COMMANDS = {
       rpc: { type: 'string' },
       'max-price': { type: 'string' },
       signature: { type: 'string' },
-      retries: { type: 'string' }
+      retries: { type: 'string' },
+      flow: { type: 'string' }
     },
     required: ['keypair'],
-    usage: 'buy <url> --keypair <file> [--rpc <url>] [--max-price <base units>] [--retries <n>] [--signature <sig>]\n' +
-      '      pay for one delivery of a paid URL; --signature delivers with an earlier payment instead of paying'
+    usage: 'buy <url> --keypair <file> [--rpc <url>] [--max-price <base units>] [--retries <n>] [--signature <sig>] [--flow auto|x402|proof]\n' +
+      '      pay for one delivery of a paid URL; --signature delivers with an earlier payment instead of paying;\n' +
+      '      --flow: x402 (the standard flow, the merchant settles and pays the fee), proof (pay, then prove), auto (x402 when offered)'
   },
   register: {
     positionals: [],

@@ -82,6 +82,9 @@ const buyCommand: Command = async (args, progress) => {
   const maxPrice = args['max-price'] === undefined ? undefined : nonNegativeInteger(args['max-price'], 'max-price')
   const deliveryRetries = args.retries === undefined ? undefined : Number(nonNegativeInteger(args.retries, 'retries'))
   if (deliveryRetries !== undefined && deliveryRetries > MAX_RETRIES) throw new UsageError(`--retries must be at most ${MAX_RETRIES}`)
+  const flow = args.flow ?? 'auto'
+  if (flow !== 'auto' && flow !== 'x402' && flow !== 'proof') throw new UsageError(`--flow must be auto, x402 or proof, got "${flow}"`)
+  if (flow === 'x402' && args.signature !== undefined) throw new UsageError('--signature is a pay-then-prove proof: it goes with --flow proof or auto')
   const signer = await signerFrom(args.keypair)
   const merchant = await getManifest(new URL(url).origin)
   const rpc = rpcFor(merchant.network, args.rpc)
@@ -96,6 +99,7 @@ const buyCommand: Command = async (args, progress) => {
       manifest: merchant,
       paidSignature: args.signature,
       deliveryRetries,
+      flow,
       onStep: step => {
         steps.push(step)
         progress(formatStep(step, paymentToken(merchant)))
