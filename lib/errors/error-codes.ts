@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: { status: 500, meaning: 'a bug: logged with the request id, details never shown' },
   UPSTREAM_ERROR: { status: 502, meaning: 'fetch-price: the price source answered with an error' },
   SERVICE_UNAVAILABLE: { status: 503, meaning: 'the service is shutting down or overloaded' },
+  STORE_UNAVAILABLE: { status: 503, meaning: 'the database (PostgreSQL) cannot answer; nothing was consumed, retry after `Retry-After` with the same proof' },
   RPC_UNAVAILABLE: { status: 503, meaning: 'the Solana RPC node cannot answer; nothing was consumed, retry after `Retry-After`' },
   UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'fetch-price: the price source is busy or unreachable; retry after `Retry-After`' },
   UPSTREAM_TIMEOUT: { status: 504, meaning: 'fetch-price: the price source did not answer in time' }

@@ -1,0 +1,72 @@
+import type pg from 'pg'
+import type { Store } from '../store.js'
+import { createPostgresAuditLog } from './audit-log.js'
+import { callDatabase, createPool } from './connection.js'
+import { applyPostgresMigrations } from './migrate.js'
+import { createPostgresPaymentClaims } from './payment-claims.js'
+import { createPostgresRegistryRepository } from './registry-repository.js'
+import { createPostgresReputationQueries } from './reputation-queries.js'
+
+export interface PostgresStore extends Store {
+  readonly engine: 'postgres'
+  /** The pool, for tests and tools that read the database directly. */
+  readonly pool: pg.Pool
+}
+
+export interface PostgresStoreOptions {
+  url: string
+  poolSize: number
+  /** An idle connection broke (the server restarted or went away); it is replaced on next use. */
+  onIdleError?: (error: Error) => void
+}
+
+const HEALTH_TIMEOUT_MS = 2000
+
+/**
+ * The store on PostgreSQL: one pool shared by every part. Opening applies the migrations under an
+ * advisory lock; it throws what the first connection met (unreachable, wrong password, ...), and
+ * the caller decides whether to wait and retry.
+ */
+export async function openPostgresStore (options: PostgresStoreOptions): Promise<PostgresStore> {
+  const pool = createPool(options.url, options.poolSize, options.onIdleError ?? (() => {}))
+  try {
+    await applyPostgresMigrations(pool)
+  } catch (error) {
+    await pool.end().catch(() => {})
+    throw error
+  }
+  return {
+    engine: 'postgres',
+    pool,
+    claims: createPostgresPaymentClaims(pool),
+    audit: createPostgresAuditLog(pool),
+    registry: createPostgresRegistryRepository(pool),
+    reputation: createPostgresReputationQueries(pool),
+    async isHealthy () {
+      const check = pool.query({ text: 'SELECT 1 AS up', query_timeout: HEALTH_TIMEOUT_MS } as pg.QueryConfig).then(result => result.rows[0]?.up === 1)
+      return await check.catch(() => false)
+    },
+    // A session advisory lock on a connection of its own, held for the task: every instance
+    // queues on it, and a crashed holder's lock goes with its connection.
+    async exclusive (name, task) {
+      const client = await callDatabase(async () => await pool.connect())
+      let failed = false
+      try {
+        await callDatabase(async () => await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', ['token-merchant:' + name]))
+        try {
+          return await task()
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', ['token-merchant:' + name]).catch(() => { failed = true })
+        }
+      } catch (error) {
+        failed = true
+        throw error
+      } finally {
+        client.release(failed)
+      }
+    },
+    async close () {
+      await pool.end()
+    }
+  }
+}
