@@ -45,7 +45,7 @@ export function createSqliteStore (path: string, options: { synchronous?: 'NORMA
       }
     },
     async close () {
-      db.close()
+      if (db.open) db.close()
     }
   }
 }

@@ -5,6 +5,8 @@ import type { DestinationStream } from 'pino'
 import type { Test } from 'tap'
 import app, { serverOptions } from '../app.js'
 import { loadConfig } from '../config.js'
+import type { SqliteDatabase } from '../db/open-database.js'
+import type { SqliteStore } from '../db/sqlite-store.js'
 
 /** An address nothing listens on: a refused connection, answered at once. */
 export const UNREACHABLE_URL = 'http://127.0.0.1:9'
@@ -38,4 +40,11 @@ export async function build (t: Test, env: Record<string, string> = {}, extend?:
   await server.ready()
   t.teardown(() => server.close())
   return server
+}
+
+/** The SQLite database behind an app on the default store, for tests that read it directly. */
+export function sqliteOf (app: FastifyInstance): SqliteDatabase {
+  const store = app.store as SqliteStore
+  if (store.engine !== 'sqlite') throw new Error(`the app runs on ${store.engine}, not SQLite`)
+  return store.db
 }

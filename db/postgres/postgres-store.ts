@@ -35,10 +35,11 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     await pool.end().catch(() => {})
     throw error
   }
+  let closing: Promise<void> | undefined
   return {
     engine: 'postgres',
     pool,
-    claims: createPostgresPaymentClaims(pool),
+    claims: createPostgresPaymentClaims(pool, { maxInFlight: options.poolSize }),
     audit: createPostgresAuditLog(pool),
     registry: createPostgresRegistryRepository(pool),
     reputation: createPostgresReputationQueries(pool),
@@ -66,7 +67,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
       }
     },
     async close () {
-      await pool.end()
+      await (closing ??= pool.end())
     }
   }
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
-import { build, testEnv } from '../../helper.js'
+import { build, testEnv, sqliteOf } from '../../helper.js'
 import { proofHeaders, startPaidChain } from '../../fixtures/paid-chain.js'
 import { spawnServer } from '../../fixtures/server-process.js'
 
@@ -20,7 +20,7 @@ t.test('a proof buys exactly one delivery', async (t) => {
       return { delivered: true }
     })
   })
-  const claimStatus = (signature: string) => app.store.claims.status(signature)
+  const claimStatus = async (signature: string) => await app.store.claims.status(signature)
 
   t.test('50 concurrent requests with one proof over real HTTP: exactly one 200', async (t) => {
     const url = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -32,8 +32,8 @@ t.test('a proof buys exactly one delivery', async (t) => {
     t.equal(responses.filter(r => r.status === 200).length, 1, 'one delivery')
     const refusals = new Set(responses.filter(r => r.status !== 200).map(r => `${r.status} ${r.code}`))
     t.ok([...refusals].every(r => r === '402 PAYMENT_ALREADY_USED' || r === '409 PAYMENT_IN_PROGRESS'), `the rest are told why: ${[...refusals].join(', ')}`)
-    t.equal(claimStatus(signature), 'redeemed')
-    const delivered = app.store.db.prepare("SELECT count(*) FROM audit_log WHERE signature = ? AND outcome = 'DELIVERED'").pluck().get(signature)
+    t.equal(await claimStatus(signature), 'redeemed')
+    const delivered = sqliteOf(app).prepare("SELECT count(*) FROM audit_log WHERE signature = ? AND outcome = 'DELIVERED'").pluck().get(signature)
     t.equal(delivered, 1, 'one DELIVERED audit row')
   })
 
@@ -43,13 +43,13 @@ t.test('a proof buys exactly one delivery', async (t) => {
     const failed = await app.inject({ url: '/test/paid', headers: proofHeaders(signature, buyer.address) })
     t.equal(failed.statusCode, 500)
     t.notOk(failed.headers['x-payment-response'], 'no receipt for a failed delivery')
-    t.equal(claimStatus(signature), undefined, 'the claim was released')
-    const audit = app.store.db.prepare('SELECT outcome, verified FROM audit_log WHERE signature = ? ORDER BY id').all(signature)
+    t.equal(await claimStatus(signature), undefined, 'the claim was released')
+    const audit = sqliteOf(app).prepare('SELECT outcome, verified FROM audit_log WHERE signature = ? ORDER BY id').all(signature)
     t.same(audit, [{ outcome: 'INTERNAL_ERROR', verified: 1 }])
 
     const retry = await app.inject({ url: '/test/paid', headers: proofHeaders(signature, buyer.address) })
     t.equal(retry.statusCode, 200)
-    t.equal(claimStatus(signature), 'redeemed')
+    t.equal(await claimStatus(signature), 'redeemed')
   })
 
   t.test('RPC trouble is a 503 that leaves the proof untouched', async (t) => {
@@ -60,7 +60,7 @@ t.test('a proof buys exactly one delivery', async (t) => {
     t.equal(res.statusCode, 503)
     t.equal(res.json().code, 'RPC_UNAVAILABLE')
     t.ok(Number(res.headers['retry-after']) > 0)
-    t.equal(claimStatus(signature), undefined, 'nothing recorded as used')
+    t.equal(await claimStatus(signature), undefined, 'nothing recorded as used')
     t.equal((await app.inject({ url: '/test/paid', headers: proofHeaders(signature, buyer.address) })).statusCode, 200)
   })
 
@@ -81,8 +81,8 @@ t.test('a proof buys exactly one delivery', async (t) => {
     priceApi.fail({ mode: 'slow', delayMs: 60_000 })
     const orphaned = await paid.pay(buyer, 50_000n)
     fetch(`${otherUrl}/api/fetch-price/JUP`, { headers: proofHeaders(orphaned, buyer.address) }).catch(() => {})
-    for (let i = 0; i < 100 && claimStatus(orphaned) !== 'pending'; i++) await sleep(50)
-    t.equal(claimStatus(orphaned), 'pending', 'claimed by the other process')
+    for (let i = 0; i < 100 && await claimStatus(orphaned) !== 'pending'; i++) await sleep(50)
+    t.equal(await claimStatus(orphaned), 'pending', 'claimed by the other process')
     other.child.kill('SIGKILL')
     await other.exited
 
@@ -112,7 +112,7 @@ t.test('a Token-2022 payment mint with a transfer fee counts what the merchant r
   const grossedUp = await paid.pay(buyer, 50_506n)
   const res = await app.inject({ url: '/test/paid', headers: proofHeaders(grossedUp, buyer.address) })
   t.equal(res.statusCode, 200)
-  t.equal(app.store.db.prepare('SELECT amount FROM audit_log WHERE signature = ?').pluck().get(grossedUp), '50000', 'the fee rounds up: 506 withheld')
+  t.equal(sqliteOf(app).prepare('SELECT amount FROM audit_log WHERE signature = ?').pluck().get(grossedUp), '50000', 'the fee rounds up: 506 withheld')
 })
 
 t.test('an RPC HTTP error is logged as a summary and answered 503, with logging on', async (t) => {
