@@ -3,8 +3,7 @@ import { generateKeyPairSigner } from '@solana/kit'
 import t from 'tap'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { registerAgent } from '../../client/register.js'
-import type { PostgresStore } from '../../db/postgres/postgres-store.js'
-import { build, testEnv } from '../helper.js'
+import { auditRowsOf, build, testEnv } from '../helper.js'
 import { startMisbehavingRpc } from '../fixtures/misbehaving-rpc.js'
 import { proofHeaders, startPaidChain } from '../fixtures/paid-chain.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
@@ -29,9 +28,8 @@ t.test('two instances on one PostgreSQL database', async t => {
   t.equal(a.store.engine, 'postgres')
   const urls = await Promise.all(instances.map(async app => await app.listen({ port: 0, host: '127.0.0.1' })))
   const buyer = await paid.newBuyer(100_000_000n)
-  const pool = (a.store as PostgresStore).pool
   const deliveredRows = async (signature: string) =>
-    (await pool.query("SELECT count(*)::int AS n FROM audit_log WHERE signature = $1 AND outcome = 'DELIVERED'", [signature])).rows[0].n as number
+    (await auditRowsOf(a, signature)).filter(row => row.outcome === 'DELIVERED').length
   const routes = { price: '/api/fetch-price/SOL', analysis: `/api/analyze-token/${paid.mint}` }
   const call = async (url: string, path: string, signature: string) => {
     const res = await fetch(`${url}${path}`, { headers: proofHeaders(signature, buyer.address) })

@@ -1,14 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
-import { build, testEnv, sqliteOf } from '../../helper.js'
+import { auditRowsOf, build, testEnv, sqliteOf } from '../../helper.js'
 import { proofHeaders, startPaidChain } from '../../fixtures/paid-chain.js'
+import { startTestPostgres } from '../../fixtures/postgres.js'
 import { spawnServer } from '../../fixtures/server-process.js'
+import { ENGINES, lazyPostgres, storeTarget } from '../../fixtures/stores.js'
 
-t.test('a proof buys exactly one delivery', async (t) => {
+const postgres = lazyPostgres(t, startTestPostgres)
+
+// The same guarantees on both stores: the SQLite file shared by the processes of one machine, and
+// PostgreSQL shared by several machines.
+for (const engine of ENGINES) t.test(`a proof buys exactly one delivery (${engine})`, async (t) => {
   const paid = await startPaidChain(t)
   const buyer = await paid.newBuyer(10_000_000n)
-  const env = testEnv(t, { ...paid.env, PAYMENT_LEASE_SECONDS: '5' })
+  const env = testEnv(t, { ...paid.env, PAYMENT_LEASE_SECONDS: '5', ...(await storeTarget(t, engine, postgres)).env })
   let failNext = false
   const app = await build(t, env, (app) => {
     app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => {
@@ -33,8 +39,8 @@ t.test('a proof buys exactly one delivery', async (t) => {
     const refusals = new Set(responses.filter(r => r.status !== 200).map(r => `${r.status} ${r.code}`))
     t.ok([...refusals].every(r => r === '402 PAYMENT_ALREADY_USED' || r === '409 PAYMENT_IN_PROGRESS'), `the rest are told why: ${[...refusals].join(', ')}`)
     t.equal(await claimStatus(signature), 'redeemed')
-    const delivered = sqliteOf(app).prepare("SELECT count(*) FROM audit_log WHERE signature = ? AND outcome = 'DELIVERED'").pluck().get(signature)
-    t.equal(delivered, 1, 'one DELIVERED audit row')
+    const delivered = (await auditRowsOf(app, signature)).filter(row => row.outcome === 'DELIVERED')
+    t.equal(delivered.length, 1, 'one DELIVERED audit row')
   })
 
   t.test('a failing handler releases the proof; the next attempt succeeds with it', async (t) => {
@@ -44,8 +50,7 @@ t.test('a proof buys exactly one delivery', async (t) => {
     t.equal(failed.statusCode, 500)
     t.notOk(failed.headers['x-payment-response'], 'no receipt for a failed delivery')
     t.equal(await claimStatus(signature), undefined, 'the claim was released')
-    const audit = sqliteOf(app).prepare('SELECT outcome, verified FROM audit_log WHERE signature = ? ORDER BY id').all(signature)
-    t.same(audit, [{ outcome: 'INTERNAL_ERROR', verified: 1 }])
+    t.same(await auditRowsOf(app, signature), [{ outcome: 'INTERNAL_ERROR', verified: true }])
 
     const retry = await app.inject({ url: '/test/paid', headers: proofHeaders(signature, buyer.address) })
     t.equal(retry.statusCode, 200)
@@ -64,7 +69,7 @@ t.test('a proof buys exactly one delivery', async (t) => {
     t.equal((await app.inject({ url: '/test/paid', headers: proofHeaders(signature, buyer.address) })).statusCode, 200)
   })
 
-  t.test('replay from a second process on the same database file, and a claim orphaned by a killed process', async (t) => {
+  t.test('replay from a second process on the same database, and a claim orphaned by a killed process', async (t) => {
     const priceApi = await startPriceApi()
     t.teardown(() => priceApi.stop())
     const other = spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PRICE_API_URL: priceApi.url })
