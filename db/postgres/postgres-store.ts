@@ -39,7 +39,10 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
   return {
     engine: 'postgres',
     pool,
-    claims: createPostgresPaymentClaims(pool, { maxInFlight: options.poolSize }),
+    // A quarter of the pool per kind of claim statement: fewer, larger statements (one commit and
+    // one WAL flush for many claims) measured faster than one per connection, and the rest of the
+    // pool stays free for the audit log and the registry.
+    claims: createPostgresPaymentClaims(pool, { maxInFlight: Math.max(1, Math.ceil(options.poolSize / 4)) }),
     audit: createPostgresAuditLog(pool),
     registry: createPostgresRegistryRepository(pool),
     reputation: createPostgresReputationQueries(pool),
