@@ -46,9 +46,16 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     audit: createPostgresAuditLog(pool),
     registry: createPostgresRegistryRepository(pool),
     reputation: createPostgresReputationQueries(pool),
+    // Bounded as a whole (waiting for a connection included): a health check must answer promptly.
     async isHealthy () {
-      const check = pool.query({ text: 'SELECT 1 AS up', query_timeout: HEALTH_TIMEOUT_MS } as pg.QueryConfig).then(result => result.rows[0]?.up === 1)
-      return await check.catch(() => false)
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<boolean>(resolve => { timer = setTimeout(() => resolve(false), HEALTH_TIMEOUT_MS) })
+      const check = pool.query('SELECT 1 AS up').then(result => result.rows[0]?.up === 1, () => false)
+      try {
+        return await Promise.race([check, timeout])
+      } finally {
+        clearTimeout(timer)
+      }
     },
     // A session advisory lock on a connection of its own, held for the task: every instance
     // queues on it, and a crashed holder's lock goes with its connection.
