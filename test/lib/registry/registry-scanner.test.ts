@@ -103,19 +103,19 @@ t.test('a read cut short by the node keeps what it read and resumes there', asyn
   const error = await scanner(limited).scan('2026-01-01T00:00:00.000Z').catch((e: unknown) => e)
   t.ok(isRpcUnavailable(error), 'the read fails as RPC unavailable')
   t.equal(rpcUnavailable(error).headers?.['retry-after'], '3', 'with the node\'s Retry-After')
-  t.match(repository.scanState(key), { fetchedAt: null, resume: { position: 3 } }, 'the first batch is stored')
+  t.match(await repository.scanState(key), { fetchedAt: null, resume: { position: 3 } }, 'the first batch is stored')
   t.same(await list(), ['r9', 'r8', 'r7'])
 
   // A node that answers each call with a JSON-RPC server error (behind, unhealthy): nothing more is stored.
   net.failMethod('getTransaction', { code: -32005, message: 'Node is behind by 42 slots' })
   const behind = await scanner(transactions).scan('2026-01-01T00:00:05.000Z').catch((e: unknown) => e)
   t.ok(isRpcUnavailable(behind), 'a per-call server error is RPC unavailable too')
-  t.match(repository.scanState(key), { fetchedAt: null, resume: { position: 3 } })
+  t.match(await repository.scanState(key), { fetchedAt: null, resume: { position: 3 } })
 
   net.failMethod('getTransaction', null)
   net.resetStats()
   t.same(await scanner(transactions).scan('2026-01-01T00:00:10.000Z'), { pages: 1, listed: 7, requests: 3, fetched: 7, registrations: 7 })
   t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: 7 }, 'nothing read twice')
   t.same(await list(), [...names].reverse())
-  t.match(repository.scanState(key), { fetchedAt: '2026-01-01T00:00:10.000Z', resume: null })
+  t.match(await repository.scanState(key), { fetchedAt: '2026-01-01T00:00:10.000Z', resume: null })
 })
