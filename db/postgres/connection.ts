@@ -44,10 +44,11 @@ export async function callDatabase<T> (call: () => Promise<T>): Promise<T> {
  * (amounts, revenue) stays text, turned into bigint by the caller. An idle connection that breaks
  * (the server restarted) is logged and replaced, never fatal.
  */
-export function createPool (url: string, size: number, onIdleError: (error: Error) => void): pg.Pool {
+export function createPool (url: string, size: number, onIdleError: (error: Error) => void, serverOptions?: string): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: size,
+    ...(serverOptions === undefined ? {} : { options: serverOptions }),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
     application_name: 'token-merchant',

@@ -62,9 +62,11 @@ async function query<R extends pg.QueryResultRow> (pool: pg.Pool, config: pg.Que
 
 /**
  * The anti-replay store on PostgreSQL, atomic across every instance: each claim, redeem and
- * release is decided by one statement, and the calls waiting together share it.
+ * release is decided by one statement, and the calls waiting together share it. Redeems go
+ * through `durable` (the commit waits for the WAL flush: a delivered proof is spent for good);
+ * claims, releases and status reads through `fast`, whose commits do not wait (see postgres-store.ts).
  */
-export function createPostgresPaymentClaims (pool: pg.Pool, options: { maxInFlight: number }): PaymentClaims {
+export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg.Pool }, options: { maxInFlight: number }): PaymentClaims {
   const batching = { maxInFlight: options.maxInFlight, maxBatch: MAX_BATCH }
 
   const claim = createBatcher(async (requests: ClaimRequest[]): Promise<ClaimResult[]> => {
@@ -73,7 +75,7 @@ export function createPostgresPaymentClaims (pool: pg.Pool, options: { maxInFlig
     const first = new Map<string, ClaimRequest>()
     for (const request of requests) if (!first.has(request.signature)) first.set(request.signature, request)
     const unique = [...first.values()]
-    const { rows } = await query<{ signature: string, taken: string | null, status: ClaimStatus | null }>(pool, {
+    const { rows } = await query<{ signature: string, taken: string | null, status: ClaimStatus | null }>(pools.fast, {
       ...CLAIM,
       values: [unique.map(r => r.signature), unique.map(r => r.claimId), unique.map(r => r.leaseMs), unique.map(r => r.service),
         unique.map(r => r.payer), unique.map(r => r.amount.toString()), unique.map(r => r.resource), unique.map(r => r.now ?? null)]
@@ -88,14 +90,14 @@ export function createPostgresPaymentClaims (pool: pg.Pool, options: { maxInFlig
   }, batching)
 
   const status = createBatcher(async (signatures: string[]) => {
-    const { rows } = await query<{ signature: string, status: ClaimStatus }>(pool, { ...STATUS, values: [[...new Set(signatures)]] })
+    const { rows } = await query<{ signature: string, status: ClaimStatus }>(pools.fast, { ...STATUS, values: [[...new Set(signatures)]] })
     const bySignature = new Map(rows.map(row => [row.signature, row.status]))
     return signatures.map(signature => bySignature.get(signature))
   }, batching)
 
   // Redeem and release: a (signature, claim id) pair names one claim; a pair twice in a batch is
   // answered once, as the second of two sequential calls would be (false).
-  function settle (statement: typeof REDEEM | typeof RELEASE, withTime: boolean) {
+  function settle (pool: pg.Pool, statement: typeof REDEEM | typeof RELEASE, withTime: boolean) {
     return createBatcher(async (items: Array<{ signature: string, claimId: string, now?: number }>) => {
       const { rows } = await query<{ signature: string, claim_id: string }>(pool, {
         ...statement,
@@ -107,8 +109,8 @@ export function createPostgresPaymentClaims (pool: pg.Pool, options: { maxInFlig
       return items.map(item => done.delete(`${item.signature} ${item.claimId}`))
     }, batching)
   }
-  const redeem = settle(REDEEM, true)
-  const release = settle(RELEASE, false)
+  const redeem = settle(pools.durable, REDEEM, true)
+  const release = settle(pools.fast, RELEASE, false)
 
   return {
     status: async (signature) => await status(signature),

@@ -28,21 +28,28 @@ const HEALTH_TIMEOUT_MS = 2000
  * the caller decides whether to wait and retry.
  */
 export async function openPostgresStore (options: PostgresStoreOptions): Promise<PostgresStore> {
-  const pool = createPool(options.url, options.poolSize, options.onIdleError ?? (() => {}))
+  const onIdleError = options.onIdleError ?? (() => {})
+  const pool = createPool(options.url, options.poolSize, onIdleError)
   try {
     await applyPostgresMigrations(pool)
   } catch (error) {
     await pool.end().catch(() => {})
     throw error
   }
+  // Claims and releases commit without waiting for the WAL flush (synchronous_commit off): a
+  // crash of the database server may forget the last fraction of a second of them, which only
+  // frees proofs no delivery went out for, because a delivery needs its redeem, and redeems (like
+  // everything else) wait for the flush, which also makes every earlier claim durable. A quarter
+  // of the pool again, as many connections as claim statements run at once.
+  const claimsPoolSize = Math.max(1, Math.ceil(options.poolSize / 4))
+  const claimsPool = createPool(options.url, claimsPoolSize, onIdleError, '-c synchronous_commit=off')
   let closing: Promise<void> | undefined
   return {
     engine: 'postgres',
     pool,
-    // A quarter of the pool per kind of claim statement: fewer, larger statements (one commit and
-    // one WAL flush for many claims) measured faster than one per connection, and the rest of the
-    // pool stays free for the audit log and the registry.
-    claims: createPostgresPaymentClaims(pool, { maxInFlight: Math.max(1, Math.ceil(options.poolSize / 4)) }),
+    // Few, large statements (one commit and one WAL flush for many claims) measured faster than
+    // one per connection.
+    claims: createPostgresPaymentClaims({ durable: pool, fast: claimsPool }, { maxInFlight: claimsPoolSize }),
     audit: createPostgresAuditLog(pool),
     registry: createPostgresRegistryRepository(pool),
     reputation: createPostgresReputationQueries(pool),
@@ -77,7 +84,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
       }
     },
     async close () {
-      await (closing ??= pool.end())
+      await (closing ??= Promise.all([pool.end(), claimsPool.end()]).then(() => {}))
     }
   }
 }
