@@ -46,7 +46,7 @@ export const ConfigSchema = Type.Object({
     format: 'postgres-url',
     description: 'postgres://user:password@host:port/database: PostgreSQL stores everything (shared by several instances); unset: the SQLite file at DATABASE_PATH'
   })),
-  DATABASE_POOL_SIZE: Int(2, 1000, 10, 'PostgreSQL connections per process'),
+  DATABASE_POOL_SIZE: Int(2, 1000, 10, 'PostgreSQL connections per process, plus a quarter as many for claims'),
   SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('NORMAL'), Type.Literal('FULL')], {
     default: 'NORMAL',
     description: 'NORMAL survives a process crash; FULL also survives power loss, at a cost per write'
