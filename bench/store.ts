@@ -1,5 +1,6 @@
-// The replay store alone: claim-and-redeem pairs per second from N processes on one database file
-// (WAL, busy_timeout, synchronous as the service opens it), each on signatures of its own.
+// The replay store alone: claim-and-redeem pairs per second from N processes on one database (a
+// SQLite file with WAL, busy_timeout and synchronous as the service opens it, or a PostgreSQL URL),
+// each on signatures of its own, each with `concurrency` pairs in flight.
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
@@ -15,10 +16,27 @@ export interface StoreFigures {
   seconds: number
 }
 
-export async function runStore (databasePath: string, processes: number, seconds: number): Promise<StoreFigures> {
+export interface StoreLoad {
+  /** Pairs in flight per process (the SQLite store is synchronous: 1 says it all). */
+  concurrency?: number
+  /** PostgreSQL connections per process. */
+  poolSize?: number
+  /** PostgreSQL: a naive client instead of the store (the comparison). */
+  naive?: boolean
+}
+
+export async function runStore (databasePath: string, processes: number, seconds: number, load: StoreLoad = {}): Promise<StoreFigures> {
   const children: ChildProcess[] = Array.from({ length: processes }, (_, i) => fork(join(PROJECT_ROOT, 'bench', 'store-worker.ts'), [], {
     execArgv: ['--import', TSX_IMPORT],
-    env: { ...process.env, STORE_DATABASE: databasePath, STORE_SECONDS: String(seconds), STORE_TAG: `w${i}p${processes}x` }
+    env: {
+      ...process.env,
+      STORE_DATABASE: databasePath,
+      STORE_SECONDS: String(seconds),
+      STORE_TAG: `w${i}p${processes}x`,
+      STORE_CONCURRENCY: String(load.concurrency ?? 1),
+      STORE_POOL_SIZE: String(load.poolSize ?? 8),
+      STORE_NAIVE: load.naive === true ? '1' : '0'
+    }
   }))
   // Every process opens the file (and migrates it) before any starts the clock.
   await Promise.all(children.map(async child => await once(child, 'message')))

@@ -1,5 +1,8 @@
 import type { SqliteDatabase } from './open-database.js'
 
+/** How a request was paid (shared contract 2): pay-then-prove headers, x402 v1 or v2, or an MCP tool call. */
+export type AuditFlow = 'proof' | 'x402-v1' | 'x402-v2' | 'mcp'
+
 export interface AuditEntry {
   at?: number
   requestId: string
@@ -12,14 +15,25 @@ export interface AuditEntry {
   verified: boolean
   status: number
   latencyMs: number
-  /** How it was paid: 'proof' (seed headers), 'x402-v1', 'x402-v2' or 'mcp'. */
-  flow?: 'proof' | 'x402-v1' | 'x402-v2' | 'mcp'
+  /** 'proof' when omitted. */
+  flow?: AuditFlow
+}
+
+/** The audit trail of verified payments and the counters of unpaid requests, the same on every engine. */
+export interface AuditLog {
+  record (entry: AuditEntry): Promise<void>
+  /** Counts a request that paid nothing, in memory (no database write; synchronous on purpose). */
+  countUnpaid (service: string, outcome: string, at?: number): void
+  /** Writes the unpaid requests counted since the last flush. */
+  flushUnpaid (): Promise<void>
+  /** Deletes what is older than the retention period, at most batchSize audit rows; returns how many audit rows went. */
+  prune (retentionDays: number, now?: number, batchSize?: number): Promise<number>
 }
 
 const DAY_MS = 86_400_000
 
 /** Writes the audit trail of verified payments and counts unpaid requests. */
-export function createAuditLog (db: SqliteDatabase) {
+export function createAuditLog (db: SqliteDatabase): AuditLog {
   const insert = db.prepare(`
     INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms, flow)
     VALUES (@at, @requestId, @service, @resource, @payer, @signature, @amount, @outcome, @verified, @status, @latencyMs, @flow)`)
@@ -40,7 +54,7 @@ export function createAuditLog (db: SqliteDatabase) {
   const pruneBatch = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)')
 
   return {
-    record (entry: AuditEntry): void {
+    async record (entry) {
       insert.run({
         at: entry.at ?? Date.now(),
         requestId: entry.requestId,
@@ -58,7 +72,7 @@ export function createAuditLog (db: SqliteDatabase) {
     },
 
     /** Counts a request that paid nothing: PAYMENT_REQUIRED (no proof) or the code it was refused with. */
-    countUnpaid (service: string, outcome: string, at = Date.now()): void {
+    countUnpaid (service, outcome, at = Date.now()) {
       const day = new Date(at).toISOString().slice(0, 10)
       const key = `${service} ${day} ${outcome}`
       const pending = pendingUnpaid.get(key)
@@ -66,18 +80,14 @@ export function createAuditLog (db: SqliteDatabase) {
       else pending.count++
     },
 
-    /** Writes the unpaid requests counted since the last flush. */
-    flushUnpaid (): void {
+    async flushUnpaid () {
       if (pendingUnpaid.size > 0) flushUnpaid()
     },
 
-    /** Deletes what is older than the retention period; returns how many audit rows went. */
-    prune (retentionDays: number, now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER): number {
+    async prune (retentionDays, now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER) {
       const cutoff = now - retentionDays * DAY_MS
       db.prepare('DELETE FROM unpaid_counts WHERE day < ?').run(new Date(cutoff).toISOString().slice(0, 10))
       return pruneBatch.run(cutoff, batchSize).changes
     }
   }
 }
-
-export type AuditLog = ReturnType<typeof createAuditLog>

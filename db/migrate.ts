@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PROJECT_ROOT } from '../project.js'
 
-export const MIGRATIONS_DIR = join(PROJECT_ROOT, 'db', 'migrations')
+export const MIGRATIONS_DIR = join(PROJECT_ROOT, 'db', 'migrations', 'sqlite')
 
 /** Numbered SQL files (001-name.sql, ...) in the order they apply. */
 export function listMigrations (dir = MIGRATIONS_DIR): Array<{ version: number, name: string, sql: string }> {

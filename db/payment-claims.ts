@@ -8,19 +8,37 @@ export interface ClaimRequest {
   amount: bigint
   resource: string
   leaseMs: number
+  /** Unix ms; omitted: the database server's clock on PostgreSQL (one clock for every instance), this process's on SQLite. */
   now?: number
 }
 
+export type ClaimStatus = 'pending' | 'redeemed'
+
 export type ClaimResult =
   | { claimed: true }
-  | { claimed: false, status: 'pending' | 'redeemed' }
+  | { claimed: false, status: ClaimStatus }
 
 /**
- * The anti-replay store. Each decision is one SQL statement, so it is atomic across
- * every process sharing the database file: a proof is claimed by exactly one request,
- * redeemed once on delivery, or released for another try.
+ * The anti-replay store, the same on every engine: a proof (transaction signature, or any other
+ * unique payment id) is claimed by exactly one request, redeemed once on delivery, or released
+ * for another try. Every method is one atomic operation of the database.
  */
-export function createPaymentClaims (db: SqliteDatabase) {
+export interface PaymentClaims {
+  /** 'redeemed', 'pending' or undefined: a cheap look before any RPC work. */
+  status (signature: string): Promise<ClaimStatus | undefined>
+  /** Takes the proof (new, or a pending one whose lease ran out), or says who holds it. */
+  claim (request: ClaimRequest): Promise<ClaimResult>
+  /** Marks the proof spent. False means this request no longer holds the claim and must not deliver. */
+  redeem (signature: string, claimId: string, now?: number): Promise<boolean>
+  /** Gives the proof back after a failed delivery, so the buyer can retry with it. */
+  release (signature: string, claimId: string): Promise<boolean>
+}
+
+/**
+ * The anti-replay store on SQLite. Each decision is one SQL statement, so it is atomic across
+ * every process sharing the database file. Synchronous underneath; Promises outside.
+ */
+export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   // Insert a new claim, or take over one whose lease ran out (a crashed or stuck request).
   // A redeemed row or a live lease makes the WHERE false, so nothing is returned.
   const claimStatement = db.prepare(`
@@ -39,12 +57,11 @@ export function createPaymentClaims (db: SqliteDatabase) {
     DELETE FROM payment_claims WHERE signature = ? AND claim_id = ? AND status = 'pending'`)
 
   return {
-    /** 'redeemed', 'pending' or undefined: a cheap look before any RPC work. */
-    status (signature: string): 'pending' | 'redeemed' | undefined {
-      return statusStatement.get(signature) as 'pending' | 'redeemed' | undefined
+    async status (signature) {
+      return statusStatement.get(signature) as ClaimStatus | undefined
     },
 
-    claim (request: ClaimRequest): ClaimResult {
+    async claim (request) {
       const now = request.now ?? Date.now()
       const winner = claimStatement.get({
         signature: request.signature,
@@ -58,20 +75,16 @@ export function createPaymentClaims (db: SqliteDatabase) {
       })
       if (winner === request.claimId) return { claimed: true }
       // Lost the race: say why. A row deleted in between reads as still in progress.
-      const status = (statusStatement.get(request.signature) as 'pending' | 'redeemed' | undefined) ?? 'pending'
+      const status = (statusStatement.get(request.signature) as ClaimStatus | undefined) ?? 'pending'
       return { claimed: false, status }
     },
 
-    /** Marks the proof spent. False means this request no longer holds the claim and must not deliver. */
-    redeem (signature: string, claimId: string, now = Date.now()): boolean {
+    async redeem (signature, claimId, now = Date.now()) {
       return redeemStatement.run(now, signature, claimId).changes === 1
     },
 
-    /** Gives the proof back after a failed delivery, so the buyer can retry with it. */
-    release (signature: string, claimId: string): boolean {
+    async release (signature, claimId) {
       return releaseStatement.run(signature, claimId).changes === 1
     }
   }
 }
-
-export type PaymentClaims = ReturnType<typeof createPaymentClaims>

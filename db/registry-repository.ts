@@ -50,6 +50,15 @@ export interface AgentFilters {
   name?: string
 }
 
+/** The registry cache and its scan cursor, the same on every engine. */
+export interface RegistryRepository {
+  scanState (key: RegistryKey): Promise<ScanState>
+  /** Stores registrations and moves the cursor in one transaction: a crash keeps both or neither. */
+  saveProgress (key: RegistryKey, registrations: readonly FoundRegistration[], progress: ScanProgress): Promise<void>
+  /** Registrations newest first; `name` matches whole names, ignoring ASCII case. */
+  listAgents (key: RegistryKey, filters?: AgentFilters): Promise<RegisteredAgentBody[]>
+}
+
 interface ScanRow {
   newest_signature: string | null
   fetched_at: string | null
@@ -60,7 +69,7 @@ interface ScanRow {
 }
 
 /** Registrations and the scan cursor, kept together so that one transaction moves both. */
-export function createRegistryRepository (db: SqliteDatabase) {
+export function createRegistryRepository (db: SqliteDatabase): RegistryRepository {
   const selectScan = db.prepare<[string, string], ScanRow>(`
     SELECT newest_signature, fetched_at, scan_run, resume_top, resume_before, resume_position
     FROM registry_scans WHERE network = ? AND registry_address = ?`)
@@ -101,7 +110,7 @@ export function createRegistryRepository (db: SqliteDatabase) {
   })
 
   return {
-    scanState (key: RegistryKey): ScanState {
+    async scanState (key) {
       const row = selectScan.get(key.network, key.registryAddress)
       if (row === undefined) return { newestSignature: null, fetchedAt: null, run: 0, resume: null }
       const resume = row.resume_top !== null && row.resume_before !== null && row.resume_position !== null
@@ -110,16 +119,12 @@ export function createRegistryRepository (db: SqliteDatabase) {
       return { newestSignature: row.newest_signature, fetchedAt: row.fetched_at, run: row.scan_run, resume }
     },
 
-    /** Stores registrations and moves the cursor in one transaction: a crash keeps both or neither. */
-    saveProgress (key: RegistryKey, registrations: readonly FoundRegistration[], progress: ScanProgress): void {
+    async saveProgress (key, registrations, progress) {
       save.immediate(key, registrations, progress)
     },
 
-    /** Registrations newest first; `name` matches whole names, ignoring ASCII case. */
-    listAgents (key: RegistryKey, filters: AgentFilters = {}): RegisteredAgentBody[] {
+    async listAgents (key, filters = {}) {
       return listAgents.all({ ...key, wallet: filters.wallet ?? null, name: filters.name ?? null })
     }
   }
 }
-
-export type RegistryRepository = ReturnType<typeof createRegistryRepository>

@@ -27,6 +27,12 @@ export interface ReputationFigures {
   lastAt: number | null
 }
 
+/** Reads the reputation figures of a window ending now, the same on every engine. */
+export interface ReputationQueries {
+  /** Figures of the audit rows written at or after `from` (unix ms; 0 for the whole log), from one snapshot. */
+  read (from: number): Promise<ReputationFigures>
+}
+
 // The periods of the aggregate tables (rows of reputation_periods in 003-reputation.sql); the
 // last one holds the whole log in a single period that starts at 0.
 const HOUR_MS = 3_600_000
@@ -40,7 +46,7 @@ const ceilTo = (ms: number, period: number) => Math.ceil(ms / period) * period
  * in [hourFrom, dayFrom), day rows in [dayFrom, wholeFrom). From 0, every range is empty and
  * wholeFrom = 0 selects the whole-log period; from any later time, wholeFrom excludes it.
  */
-function windowParts (from: number) {
+export function windowParts (from: number) {
   return { from, hourFrom: ceilTo(from, HOUR_MS), dayFrom: ceilTo(from, DAY_MS), wholeFrom: ceilTo(from, WHOLE_LOG_MS) }
 }
 
@@ -58,7 +64,7 @@ const ROW_LATENCY_US = 'CAST(round(latency_ms * 1000) AS INTEGER)'
 const ROW_BUCKET = 'coalesce((SELECT min(upper_ms) FROM reputation_latency_buckets WHERE upper_ms >= latency_ms), latency_ms)'
 
 /** Reads the reputation figures of a window ending now from the aggregates that 003-reputation.sql maintains. */
-export function createReputationQueries (db: SqliteDatabase) {
+export function createReputationQueries (db: SqliteDatabase): ReputationQueries {
   const outcomes = db.prepare(`
     SELECT service, outcome, verified, sum(requests) AS requests, sum(revenue_hi) AS revenue_hi, sum(revenue_lo) AS revenue_lo,
       sum(latency_us) AS latency_us
@@ -104,11 +110,8 @@ export function createReputationQueries (db: SqliteDatabase) {
   })
 
   return {
-    /** Figures of the audit rows written at or after `from` (unix ms; 0 for the whole log). */
-    read (from: number): ReputationFigures {
+    async read (from) {
       return read(from)
     }
   }
 }
-
-export type ReputationQueries = ReturnType<typeof createReputationQueries>

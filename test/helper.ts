@@ -5,6 +5,9 @@ import type { DestinationStream } from 'pino'
 import type { Test } from 'tap'
 import app, { serverOptions } from '../app.js'
 import { loadConfig } from '../config.js'
+import type { SqliteDatabase } from '../db/open-database.js'
+import type { SqliteStore } from '../db/sqlite-store.js'
+import type { PostgresStore } from '../db/postgres/postgres-store.js'
 
 /** An address nothing listens on: a refused connection, answered at once. */
 export const UNREACHABLE_URL = 'http://127.0.0.1:9'
@@ -38,4 +41,32 @@ export async function build (t: Test, env: Record<string, string> = {}, extend?:
   await server.ready()
   t.teardown(() => server.close())
   return server
+}
+
+/** The SQLite database behind an app on the default store, for tests that read it directly. */
+export function sqliteOf (app: FastifyInstance): SqliteDatabase {
+  const store = app.store as SqliteStore
+  if (store.engine !== 'sqlite') throw new Error(`the app runs on ${store.engine}, not SQLite`)
+  return store.db
+}
+
+/**
+ * The audit rows of one signature, oldest first, on either engine. The row is written after the
+ * response (onResponse), so this waits up to 2 s for `atLeast` rows.
+ */
+export async function auditRowsOf (app: FastifyInstance, signature: string, atLeast = 1): Promise<Array<{ outcome: string, verified: boolean }>> {
+  for (let i = 0; ; i++) {
+    const rows = await readAuditRows(app, signature)
+    if (rows.length >= atLeast || i === 100) return rows
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+async function readAuditRows (app: FastifyInstance, signature: string): Promise<Array<{ outcome: string, verified: boolean }>> {
+  if (app.store.engine === 'sqlite') {
+    return (sqliteOf(app).prepare('SELECT outcome, verified FROM audit_log WHERE signature = ? ORDER BY id').all(signature) as Array<{ outcome: string, verified: number }>)
+      .map(row => ({ outcome: row.outcome, verified: row.verified === 1 }))
+  }
+  const { rows } = await (app.store as PostgresStore).pool.query('SELECT outcome, verified FROM audit_log WHERE signature = $1 ORDER BY id', [signature])
+  return rows as Array<{ outcome: string, verified: boolean }>
 }

@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: { status: 500, meaning: 'a bug: logged with the request id, details never shown' },
   UPSTREAM_ERROR: { status: 502, meaning: 'fetch-price: the price source answered with an error' },
   SERVICE_UNAVAILABLE: { status: 503, meaning: 'the service is shutting down or overloaded' },
+  STORE_UNAVAILABLE: { status: 503, meaning: 'the database (PostgreSQL) cannot answer; nothing was consumed, retry after `Retry-After` with the same proof' },
   RPC_UNAVAILABLE: { status: 503, meaning: 'the Solana RPC node cannot answer; nothing was consumed, retry after `Retry-After`' },
   X402_SETTLEMENT_PENDING: { status: 503, meaning: 'x402: the payment was sent but not yet confirmed; retry the same payload after `Retry-After`: it delivers once it landed, without a second transfer' },
   X402_FEE_PAYER_UNFUNDED: { status: 503, meaning: 'x402: the merchant\'s fee payer lacks SOL for the fee; nothing moved, retry later or pay with proof headers' },

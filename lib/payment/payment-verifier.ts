@@ -79,7 +79,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
     async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, resource: string):
     Promise<ClaimedPayment> {
       // A spent proof is refused without asking the chain.
-      if (claims.status(proof.signature) === 'redeemed') throw alreadyUsed()
+      if (await claims.status(proof.signature) === 'redeemed') throw alreadyUsed()
 
       const tx = await callRpc(async () => {
         await options.ensureNetwork()
@@ -103,7 +103,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
       if (!check.ok) throw new PaymentError(check.rejection)
 
       const claimId = randomUUID()
-      const claim = claims.claim({
+      const claim = await claims.claim({
         signature: proof.signature,
         claimId,
         service: serviceName,

@@ -191,7 +191,7 @@ export function createRegistryScanner ({ rpc, transactions, repository, key, cal
   return {
     /** One read of everything new; `fetchedAt` is recorded when it completes. */
     async scan (fetchedAt: string, abortSignal?: AbortSignal): Promise<ScanReport> {
-      const state = repository.scanState(key)
+      const state = await repository.scanState(key)
       const until = (state.newestSignature ?? undefined) as Signature | undefined
       const run = state.resume === null ? state.run + 1 : state.run
       let top = state.resume?.top ?? null
@@ -208,7 +208,7 @@ export function createRegistryScanner ({ rpc, transactions, repository, key, cal
         top ??= page[0]?.signature ?? null
         const lastPage = page.length < SIGNATURE_PAGE_LIMIT
         if (page.length === 0) {
-          repository.saveProgress(key, [], { kind: 'complete', run, newestSignature: top ?? state.newestSignature, fetchedAt })
+          await repository.saveProgress(key, [], { kind: 'complete', run, newestSignature: top ?? state.newestSignature, fetchedAt })
           return report
         }
         for (let start = 0, end = 0; start < page.length; start = end) {
@@ -221,7 +221,7 @@ export function createRegistryScanner ({ rpc, transactions, repository, key, cal
           if (readLength > 0) {
             const done = failure === undefined && lastPage && end === page.length
             before = chunk[readLength - 1].signature
-            repository.saveProgress(key, found.map(({ index, registration }) => ({ ...registration, run, position: position + index })), done
+            await repository.saveProgress(key, found.map(({ index, registration }) => ({ ...registration, run, position: position + index })), done
               ? { kind: 'complete', run, newestSignature: top, fetchedAt }
               : { kind: 'partial', run, resume: { top: top as string, before, position: position + readLength } })
             position += readLength

@@ -21,6 +21,11 @@ export interface RegistryServiceOptions {
   /** Age of the stored listing after which a reader triggers a new chain read. */
   refreshSeconds: number
   log: RegistryLogger
+  /**
+   * Runs a chain read while holding a lock shared with the other instances on the same store,
+   * so one of them reads the chain and the others find the fresh listing; none by default.
+   */
+  exclusive?: <T>(task: () => Promise<T>) => Promise<T>
   now?: () => number
 }
 
@@ -37,7 +42,7 @@ function isChainReadFailure (error: unknown): boolean {
  * same read. When a read fails, the stored listing is served with its older `fetched_at`; with
  * nothing ever read, the failure is a 503.
  */
-export function createRegistryService ({ repository, scanner, key, refreshSeconds, log, now = Date.now }: RegistryServiceOptions) {
+export function createRegistryService ({ repository, scanner, key, refreshSeconds, log, exclusive = async task => await task(), now = Date.now }: RegistryServiceOptions) {
   const retryDelayMs = Math.min(refreshSeconds * 1000, MAX_RETRY_DELAY_MS)
   const shutdown = new AbortController()
   let inFlight: Promise<void> | undefined
@@ -46,13 +51,20 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
   /** One chain read at a time: a caller arriving during a read joins it. Failures are recorded, not thrown. */
   function refresh (): Promise<void> {
     inFlight ??= (async () => {
-      const startedAt = now()
       try {
-        const report = await scanner.scan(new Date(startedAt).toISOString(), shutdown.signal)
-        lastFailure = undefined
-        const details = { ...report, ms: now() - startedAt }
-        if (report.listed > 0) log.info(details, 'registry read from the chain')
-        else log.debug(details, 'registry read from the chain: nothing new')
+        await exclusive(async () => {
+          // Another instance may have read the chain while this one waited for the lock.
+          if (isFresh((await repository.scanState(key)).fetchedAt)) {
+            lastFailure = undefined
+            return
+          }
+          const startedAt = now()
+          const report = await scanner.scan(new Date(startedAt).toISOString(), shutdown.signal)
+          lastFailure = undefined
+          const details = { ...report, ms: now() - startedAt }
+          if (report.listed > 0) log.info(details, 'registry read from the chain')
+          else log.debug(details, 'registry read from the chain: nothing new')
+        })
       } catch (error) {
         lastFailure = { at: now(), error }
         if (isChainReadFailure(error)) log.warn({ error: loggableError(error) }, 'registry chain read failed; serving the stored listing')
@@ -64,9 +76,13 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
     return inFlight
   }
 
+  function isFresh (fetchedAt: string | null): boolean {
+    return fetchedAt !== null && now() - Date.parse(fetchedAt) < refreshSeconds * 1000
+  }
+
   function needsRead (fetchedAt: string | null): boolean {
     if (lastFailure !== undefined && now() - lastFailure.at < retryDelayMs) return false
-    return fetchedAt === null || now() - Date.parse(fetchedAt) >= refreshSeconds * 1000
+    return !isFresh(fetchedAt)
   }
 
   let cachedVersion = ''
@@ -74,10 +90,10 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
 
   /** The scan state after a refresh if the stored listing is stale; 503 if nothing was ever read. */
   async function currentState (): Promise<ScanState & { fetchedAt: string }> {
-    let state = repository.scanState(key)
+    let state = await repository.scanState(key)
     if (needsRead(state.fetchedAt)) {
       await refresh()
-      state = repository.scanState(key)
+      state = await repository.scanState(key)
     }
     if (state.fetchedAt === null) {
       const error = lastFailure?.error
@@ -86,14 +102,14 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
     return { ...state, fetchedAt: state.fetchedAt }
   }
 
-  function listing (fetchedAt: string, filters: AgentFilters): RegistryListingBody {
-    const agents = repository.listAgents(key, filters)
+  async function listing (fetchedAt: string, filters: AgentFilters): Promise<RegistryListingBody> {
+    const agents = await repository.listAgents(key, filters)
     return { network: key.network, registry_address: key.registryAddress, agents, total: agents.length, fetched_at: fetchedAt }
   }
 
   return {
     async list (filters: AgentFilters = {}): Promise<RegistryListingBody> {
-      return listing((await currentState()).fetchedAt, filters)
+      return await listing((await currentState()).fetchedAt, filters)
     },
 
     /**
@@ -111,7 +127,7 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
       let json = serialized.get(cacheKey)
       if (json === undefined) {
         // Built from the same state the version was read from, so text and version agree.
-        json = JSON.stringify(listing(state.fetchedAt, filters))
+        json = JSON.stringify(await listing(state.fetchedAt, filters))
         if (serialized.size >= MAX_CACHED_LISTINGS) serialized.clear()
         serialized.set(cacheKey, json)
       }

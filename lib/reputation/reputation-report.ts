@@ -60,10 +60,10 @@ export interface ReputationOptions {
 /** The GET /reputation body, computed from the audit aggregates for a window that ends now. */
 export function createReputation ({ queries, merchant, tokenSymbol }: ReputationOptions) {
   return {
-    report (window: ReputationWindowName, now = Date.now()): ReputationBody {
+    async report (window: ReputationWindowName, now = Date.now()): Promise<ReputationBody> {
       const length = WINDOW_MS[window]
       const from = length === null ? null : now - length
-      const figures = queries.read(from ?? 0)
+      const figures = await queries.read(from ?? 0)
 
       const logged = new Set(figures.outcomes.map(row => row.service))
       const catalog = Object.keys(PAID_SERVICES)

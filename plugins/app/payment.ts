@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onRe
 import fp from 'fastify-plugin'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
+import { loggableError } from '../../lib/errors/loggable-error.js'
+import { storeUnavailable } from '../../lib/errors/store-unavailable.js'
 import { isPaidServiceName, PAID_SERVICES, type PaidServiceName } from '../../lib/payment/catalog.js'
 import { PAYMENT_HEADERS } from '../../lib/payment/headers.js'
 import { PaymentError, type PaymentRejection } from '../../lib/payment/payment-error.js'
@@ -191,11 +193,17 @@ export default fp(async (fastify) => {
     }
   }
 
-  function release (payment: PaymentInFlight, outcome: string) {
+  // A release that fails (the database went away) leaves the claim pending: its lease runs out
+  // and the same proof works again, so the failure is logged, not thrown at the client.
+  async function release (request: FastifyRequest, payment: PaymentInFlight, outcome: string) {
     payment.settled = true
     payment.outcome = outcome
     // An x402 claim's id may have been renewed by its settlement: release that one.
-    store.claims.release(payment.signature, payment.x402?.claimId ?? payment.claimId)
+    try {
+      await store.claims.release(payment.signature, payment.x402?.claimId ?? payment.claimId)
+    } catch (error) {
+      request.log.warn({ error: loggableError(error), signature: payment.signature }, 'claim not released; it frees itself when its lease runs out')
+    }
   }
 
   // Deliver and redeem together: a 2xx goes out only if this request still holds the claim.
@@ -204,11 +212,23 @@ export default fp(async (fastify) => {
     // x402 payments were settled (or released) by the x402 gate's onSend hook before this one.
     if (payment === undefined || payment.settled || payment.flow !== 'proof') return payload
     if (reply.statusCode < 200 || reply.statusCode >= 300) {
-      release(payment, failureCode(payload))
+      await release(request, payment, failureCode(payload))
       return payload
     }
     payment.settled = true
-    if (store.claims.redeem(payment.signature, payment.claimId)) {
+    let redeemed: boolean
+    try {
+      redeemed = await store.claims.redeem(payment.signature, payment.claimId)
+    } catch (error) {
+      // Not known to be spent: no data goes out, and the proof is given back (or, if the database
+      // is gone, frees itself when its lease runs out).
+      const failure = isAppError(error) ? error : storeUnavailable(error)
+      request.log.warn({ error: loggableError(error), code: failure.code }, 'delivery withheld: the claim could not be redeemed')
+      await release(request, payment, failure.code)
+      reply.code(failure.statusCode).headers(failure.headers ?? {}).header('content-type', 'application/json; charset=utf-8')
+      return JSON.stringify(errorBody(request, failure.statusCode, failure.code, failure.message, failure.details))
+    }
+    if (redeemed) {
       payment.outcome = 'DELIVERED'
       reply.header(PAYMENT_HEADERS.receipt, encodeReceipt({ transaction: payment.signature, network: x402Network, payer: payment.payer }))
       return payload
@@ -222,14 +242,14 @@ export default fp(async (fastify) => {
   // The client left before the answer: give the proof back so it can be used again.
   const releaseOnAbort: onRequestAbortAsyncHookHandler = async (request) => {
     // Never while an x402 settlement runs: the transaction may be landing.
-    if (request.payment !== undefined && !request.payment.settled && request.payment.settling !== true) release(request.payment, 'CLIENT_ABORTED')
+    if (request.payment !== undefined && !request.payment.settled && request.payment.settling !== true) await release(request, request.payment, 'CLIENT_ABORTED')
   }
 
   const auditOnResponse: onResponseAsyncHookHandler = async (request, reply) => {
     const payment = request.payment
     if (payment === undefined) return
-    if (!payment.settled && payment.settling !== true) release(payment, 'HANDLER_FAILED')
-    store.audit.record({
+    if (!payment.settled && payment.settling !== true) await release(request, payment, 'HANDLER_FAILED')
+    await store.audit.record({
       requestId: request.id,
       service: payment.service,
       resource: storedResource(request.url),
@@ -241,7 +261,7 @@ export default fp(async (fastify) => {
       status: reply.statusCode,
       latencyMs: reply.elapsedTime,
       flow: payment.flow
-    })
+    }).catch((error: unknown) => request.log.error({ error: loggableError(error), signature: payment.signature, outcome: payment.outcome }, 'audit row not written'))
   }
 
   // Declared up front, so every request object has the same shape (no property added on the fly).

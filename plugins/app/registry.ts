@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
 import { createRpcBatchClient } from '../../lib/solana/rpc-batch.js'
-import { createRegistryRepository } from '../../db/registry-repository.js'
 import { createRegistryScanner } from '../../lib/registry/registry-scanner.js'
 import { createRegistryService } from '../../lib/registry/registry-service.js'
 
@@ -22,7 +21,7 @@ const REQUESTS_IN_FLIGHT = 4
 export default fp(async (fastify) => {
   const { network, rpcUrl, RPC_TIMEOUT_MS, REGISTRY_ADDRESS, REGISTRY_REFRESH_SECONDS, REGISTRY_BATCH_SIZE, REGISTRY_MAX_PAGES } = fastify.config
   const key = { network, registryAddress: REGISTRY_ADDRESS }
-  const repository = createRegistryRepository(fastify.store.db)
+  const repository = fastify.store.registry
   const scanner = createRegistryScanner({
     rpc: fastify.solana.rpc,
     transactions: createRpcBatchClient({ url: rpcUrl, timeoutMs: RPC_TIMEOUT_MS }),
@@ -37,6 +36,8 @@ export default fp(async (fastify) => {
     scanner,
     key,
     refreshSeconds: REGISTRY_REFRESH_SECONDS,
+    // One chain read at a time across every instance on the store; the others then find it fresh.
+    exclusive: async (task) => await fastify.store.exclusive(`registry-read:${key.network}:${key.registryAddress}`, task),
     log: fastify.log.child({ component: 'registry' })
   })
   fastify.decorate('registry', registry)

@@ -1,5 +1,4 @@
 import fp from 'fastify-plugin'
-import { createReputationQueries } from '../../db/reputation-queries.js'
 import { createReputation } from '../../lib/reputation/reputation-report.js'
 
 declare module 'fastify' {
@@ -12,7 +11,7 @@ declare module 'fastify' {
 export default fp(async (fastify) => {
   const { config, store } = fastify
   fastify.decorate('reputation', createReputation({
-    queries: createReputationQueries(store.db),
+    queries: store.reputation,
     merchant: { name: config.AGENT_NAME, paymentAddress: config.paymentAddress },
     tokenSymbol: config.PAYMENT_TOKEN_SYMBOL
   }))

@@ -1,12 +1,11 @@
 import fp from 'fastify-plugin'
-import { createAuditLog } from '../../db/audit-log.js'
-import { openDatabase, type SqliteDatabase } from '../../db/open-database.js'
-import { createPaymentClaims } from '../../db/payment-claims.js'
+import { openStore } from '../../db/open-store.js'
+import type { Store } from '../../db/store.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    store: ReturnType<typeof createStore>
+    store: Store
   }
 }
 
@@ -14,25 +13,15 @@ const HOUR_MS = 3_600_000
 const PRUNE_BATCH = 2000
 const CHALLENGE_FLUSH_MS = 5000
 
-function createStore (db: SqliteDatabase) {
-  return {
-    db,
-    claims: createPaymentClaims(db),
-    audit: createAuditLog(db),
-    isHealthy (): boolean {
-      try {
-        return db.prepare('SELECT 1').pluck().get() === 1
-      } catch {
-        return false
-      }
-    }
-  }
-}
-
-/** The SQLite file behind the replay store and the audit log; migrated on open, closed on shutdown. */
+/**
+ * Everything stored (claims, audit log, reputation aggregates, registry cache): PostgreSQL when
+ * DATABASE_URL is set, else the SQLite file at DATABASE_PATH. Chosen here, once; migrated on open
+ * (start-up waits for an unreachable PostgreSQL), closed on shutdown.
+ */
 export default fp(async (fastify) => {
-  const { DATABASE_PATH, AUDIT_RETENTION_DAYS, SQLITE_SYNCHRONOUS } = fastify.config
-  const store = createStore(openDatabase(DATABASE_PATH, { synchronous: SQLITE_SYNCHRONOUS }))
+  const { AUDIT_RETENTION_DAYS } = fastify.config
+  const log = fastify.log.child({ component: 'store' })
+  const store = await openStore(fastify.config, log)
   fastify.decorate('store', store)
 
   // Prunes in batches and yields between them, so requests keep flowing during a catch-up.
@@ -41,23 +30,25 @@ export default fp(async (fastify) => {
     let removed = 0
     for (let batch = PRUNE_BATCH; batch === PRUNE_BATCH;) {
       if (closing) break // set by onClose while this loop yields
-      batch = store.audit.prune(AUDIT_RETENTION_DAYS, Date.now(), PRUNE_BATCH)
+      batch = await store.audit.prune(AUDIT_RETENTION_DAYS, Date.now(), PRUNE_BATCH)
       removed += batch
       await new Promise(resolve => setImmediate(resolve))
     }
-    if (removed > 0) fastify.log.info({ removed }, 'pruned audit rows past retention')
+    if (removed > 0) log.info({ removed }, 'pruned audit rows past retention')
   }
-  const logFailure = (error: unknown) => fastify.log.error({ error: loggableError(error) }, 'audit pruning failed')
-  prune().catch(logFailure)
-  const pruneTimer = setInterval(() => { prune().catch(logFailure) }, HOUR_MS).unref()
+  const logFailure = (message: string) => (error: unknown) => log.error({ error: loggableError(error) }, message)
+  let pruning = prune().catch(logFailure('audit pruning failed'))
+  const pruneTimer = setInterval(() => { pruning = prune().catch(logFailure('audit pruning failed')) }, HOUR_MS).unref()
 
-  const flushTimer = setInterval(() => store.audit.flushUnpaid(), CHALLENGE_FLUSH_MS).unref()
+  const flushUnpaid = async () => await store.audit.flushUnpaid().catch(logFailure('unpaid counters not written; kept for the next flush'))
+  const flushTimer = setInterval(() => { flushUnpaid().catch(() => {}) }, CHALLENGE_FLUSH_MS).unref()
 
   fastify.addHook('onClose', async () => {
     closing = true
     clearInterval(pruneTimer)
     clearInterval(flushTimer)
-    store.audit.flushUnpaid()
-    store.db.close()
+    await pruning
+    await flushUnpaid()
+    await store.close()
   })
 }, { name: 'store', fastify: '5.x', dependencies: ['config'] })

@@ -31,10 +31,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, async (_request, reply) => {
-    const database = fastify.store.isHealthy() ? 'up' : 'down'
     const { health, data } = fastify.solana
     const stateOf = (check: typeof health) => check.current(RPC_STATE_MAX_AGE_MS).catch(() => 'down' as const)
-    const [rpc, ownDataRpc] = await Promise.all([stateOf(health), data.health === health ? undefined : stateOf(data.health)])
+    const [healthy, rpc, ownDataRpc] = await Promise.all([fastify.store.isHealthy(), stateOf(health), data.health === health ? undefined : stateOf(data.health)])
+    const database = healthy ? 'up' : 'down'
     const dataRpc = ownDataRpc ?? rpc
     const status = database === 'down' ? 'down' : rpc === 'up' && dataRpc === 'up' ? 'ok' : 'degraded'
     // The x402 fee payer's SOL (ok, low or unchecked) is shown but decides nothing: the seed flow needs no fee payer.

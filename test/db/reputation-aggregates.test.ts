@@ -6,6 +6,8 @@ import { createAuditLog, type AuditEntry } from '../../db/audit-log.js'
 import { applyMigrations, listMigrations, MIGRATIONS_DIR } from '../../db/migrate.js'
 import { openDatabase, type SqliteDatabase } from '../../db/open-database.js'
 import { createReputationQueries } from '../../db/reputation-queries.js'
+import { openPostgresStore } from '../../db/postgres/postgres-store.js'
+import { startTestPostgres } from '../fixtures/postgres.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -43,9 +45,11 @@ function randomEntries (count: number, seed: number, oldest: number): AuditEntry
   })
 }
 
-function record (db: SqliteDatabase, entries: AuditEntry[]) {
+async function record (db: SqliteDatabase, entries: AuditEntry[]) {
   const audit = createAuditLog(db)
-  db.transaction(() => { for (const entry of entries) audit.record(entry) })()
+  db.exec('BEGIN')
+  for (const entry of entries) await audit.record(entry)
+  db.exec('COMMIT')
 }
 
 /** Rows as a schema before 006 (no flow column) had them written. */
@@ -92,11 +96,11 @@ const byKey = <T extends { service: string }>(items: T[], key: (item: T) => stri
 // Window starts: the whole log, the report windows, and starts on an hour, on a day and on a row.
 const STARTS = [0, NOW - DAY_MS, NOW - 7 * DAY_MS, NOW - 30 * DAY_MS, NOW - NOW % HOUR_MS - 5 * HOUR_MS, NOW - NOW % DAY_MS - 3 * DAY_MS]
 
-function checkAgainstRows (t: Test, db: SqliteDatabase, label: string) {
+async function checkAgainstRows (t: Test, db: SqliteDatabase, label: string) {
   const queries = createReputationQueries(db)
   const rowStart = db.prepare('SELECT at FROM audit_log ORDER BY id LIMIT 1 OFFSET 7').pluck().get() as number | undefined
   for (const from of rowStart === undefined ? STARTS : [...STARTS, rowStart]) {
-    const read = queries.read(from)
+    const read = await queries.read(from)
     const expected = figuresFromRows(db, from)
     const outcomeKey = (row: { service: string, outcome: string, verified: boolean }) => `${row.service} ${row.outcome} ${row.verified}`
     const bucketKey = (row: { service: string, upperMs: number }) => `${row.service} ${String(row.upperMs).padStart(12, '0')}`
@@ -115,21 +119,21 @@ function checkAgainstRows (t: Test, db: SqliteDatabase, label: string) {
 t.test('the aggregates give the figures of the rows, for any window, through inserts, pruning and deletes', async t => {
   const db = openDatabase(join(t.testdir(), 'merchant.db'))
   t.teardown(() => db.close())
-  checkAgainstRows(t, db, 'empty log')
+  await checkAgainstRows(t, db, 'empty log')
 
-  record(db, randomEntries(3000, 1, NOW - 40 * DAY_MS))
-  checkAgainstRows(t, db, 'after inserts')
+  await record(db, randomEntries(3000, 1, NOW - 40 * DAY_MS))
+  await checkAgainstRows(t, db, 'after inserts')
 
-  t.ok(createAuditLog(db).prune(20, NOW) > 1000, 'pruning removed the older half')
-  checkAgainstRows(t, db, 'after retention pruning')
+  t.ok(await createAuditLog(db).prune(20, NOW) > 1000, 'pruning removed the older half')
+  await checkAgainstRows(t, db, 'after retention pruning')
 
   // Deletes out of time order: payers lose their newest rows while older ones remain.
   db.exec('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log ORDER BY at DESC LIMIT 200)')
   db.exec('DELETE FROM audit_log WHERE id % 3 = 0')
-  checkAgainstRows(t, db, 'after deletes out of time order')
+  await checkAgainstRows(t, db, 'after deletes out of time order')
 
-  record(db, randomEntries(500, 2, NOW - 2 * DAY_MS))
-  checkAgainstRows(t, db, 'after more inserts')
+  await record(db, randomEntries(500, 2, NOW - 2 * DAY_MS))
+  await checkAgainstRows(t, db, 'after more inserts')
 })
 
 t.test('the migration computes the aggregates of the rows written before it', async t => {
@@ -143,12 +147,56 @@ t.test('the migration computes the aggregates of the rows written before it', as
   recordBeforeFlow(db, randomEntries(1000, 3, NOW - 40 * DAY_MS))
 
   t.ok(applyMigrations(db).includes(3), '003 applied over existing rows')
-  checkAgainstRows(t, db, 'after the migration')
+  await checkAgainstRows(t, db, 'after the migration')
 })
 
 t.test('audit rows cannot be updated, since the aggregates count them as written', async t => {
   const db = openDatabase(join(t.testdir(), 'merchant.db'))
   t.teardown(() => db.close())
-  record(db, randomEntries(1, 4, NOW - DAY_MS))
+  await record(db, randomEntries(1, 4, NOW - DAY_MS))
   t.throws(() => db.exec("UPDATE audit_log SET outcome = 'DELIVERED'"), /audit_log rows are never updated/)
+})
+
+t.test('PostgreSQL keeps the same aggregates: its figures equal SQLite\'s for any window, through inserts, pruning and deletes', async t => {
+  const server = await startTestPostgres(t)
+  const store = await openPostgresStore({ url: await server.createDatabase(t), poolSize: 4 })
+  t.teardown(() => store.close())
+  const db = openDatabase(join(t.testdir(), 'merchant.db'))
+  t.teardown(() => db.close())
+  const sqlite = createReputationQueries(db)
+
+  async function same (label: string) {
+    for (const from of STARTS) {
+      const [expected, read] = [await sqlite.read(from), await store.reputation.read(from)]
+      const outcomeKey = (row: { service: string, outcome: string, verified: boolean }) => `${row.service} ${row.outcome} ${row.verified}`
+      const bucketKey = (row: { service: string, upperMs: number }) => `${row.service} ${String(row.upperMs).padStart(12, '0')}`
+      const normal = (figures: typeof read) => ({
+        ...figures,
+        outcomes: byKey(figures.outcomes.map(row => ({ ...row, revenue: row.revenue.toString(), latencyMsSum: Math.round(row.latencyMsSum * 1000) })), outcomeKey),
+        latency: byKey(figures.latency, bucketKey)
+      })
+      t.same(normal(read), normal(expected), `${label}, from ${from === 0 ? 'the start' : new Date(from).toISOString()}`)
+    }
+  }
+  async function both (entries: AuditEntry[]) {
+    await record(db, entries)
+    for (const entry of entries) await store.audit.record(entry)
+  }
+
+  await same('empty log')
+  await both(randomEntries(1500, 5, NOW - 40 * DAY_MS))
+  await same('after inserts')
+  const pruned = await store.audit.prune(20, NOW, 400)
+  t.equal(pruned, 400, 'a bounded batch')
+  let more = pruned
+  for (let batch = 400; batch === 400; more += batch) batch = await store.audit.prune(20, NOW, 400)
+  t.equal(more, await createAuditLog(db).prune(20, NOW), 'the same rows pruned')
+  await same('after retention pruning')
+
+  for (const sql of ['DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log ORDER BY at DESC LIMIT 100)', 'DELETE FROM audit_log WHERE id % 3 = 0']) {
+    db.exec(sql)
+    await store.pool.query(sql)
+  }
+  await same('after deletes out of time order')
+  await t.rejects(store.pool.query("UPDATE audit_log SET outcome = 'DELIVERED'"), /audit_log rows are never updated/)
 })

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import type { AuditEntry } from '../../db/audit-log.js'
-import { build } from '../helper.js'
+import { build, sqliteOf } from '../helper.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -13,9 +13,9 @@ type Attempt = Pick<AuditEntry, 'service' | 'payer' | 'amount' | 'outcome' | 've
 /** Writes attempts through the store's audit log, as the payment gate does. */
 function recorder (app: FastifyInstance) {
   let count = 0
-  return (at: number, attempt: Attempt) => {
+  return async (at: number, attempt: Attempt) => {
     count++
-    app.store.audit.record({
+    await app.store.audit.record({
       at,
       requestId: `req-${count}`,
       resource: `/api/${attempt.service}/x`,
@@ -39,21 +39,21 @@ t.test('the report of a known sequence of audit events', async t => {
 
   // fetch-price: four deliveries (one overpaid, one the retry of a timed-out proof), a failure
   // after payment and three rejected proofs (one without any payer).
-  record(at++, delivered('fetch-price', 'P1', 50_000n, 100))
-  record(at++, delivered('fetch-price', 'P2', 50_000n, 110))
-  record(at++, delivered('fetch-price', 'P1', 60_000n, 120))
-  record(at++, failed('fetch-price', 'P3', 'UPSTREAM_TIMEOUT', true, 5000, 50_000n))
-  record(at++, delivered('fetch-price', 'P3', 50_000n, 130))
-  record(at++, failed('fetch-price', 'P4', 'AMOUNT_TOO_LOW', false, 20, 100n))
-  record(at++, failed('fetch-price', 'P4', 'PAYMENT_ALREADY_USED', false, 15, 50_000n))
-  record(at++, failed('fetch-price', undefined, 'INVALID_PAYMENT_HEADER', false, 1))
+  await record(at++, delivered('fetch-price', 'P1', 50_000n, 100))
+  await record(at++, delivered('fetch-price', 'P2', 50_000n, 110))
+  await record(at++, delivered('fetch-price', 'P1', 60_000n, 120))
+  await record(at++, failed('fetch-price', 'P3', 'UPSTREAM_TIMEOUT', true, 5000, 50_000n))
+  await record(at++, delivered('fetch-price', 'P3', 50_000n, 130))
+  await record(at++, failed('fetch-price', 'P4', 'AMOUNT_TOO_LOW', false, 20, 100n))
+  await record(at++, failed('fetch-price', 'P4', 'PAYMENT_ALREADY_USED', false, 15, 50_000n))
+  await record(at++, failed('fetch-price', undefined, 'INVALID_PAYMENT_HEADER', false, 1))
   // analyze-token: 20 deliveries taking 13, 23, ... 203 ms, a client that left, an RPC outage.
-  for (let i = 1; i <= 20; i++) record(at++, delivered('analyze-token', i % 2 === 0 ? 'P1' : 'P5', 100_000n, i * 10 + 3))
-  record(at++, failed('analyze-token', 'P5', 'CLIENT_ABORTED', true, 250, 100_000n))
+  for (let i = 1; i <= 20; i++) await record(at++, delivered('analyze-token', i % 2 === 0 ? 'P1' : 'P5', 100_000n, i * 10 + 3))
+  await record(at++, failed('analyze-token', 'P5', 'CLIENT_ABORTED', true, 250, 100_000n))
   const last = at
-  record(last, failed('analyze-token', 'P6', 'RPC_UNAVAILABLE', false, 30))
+  await record(last, failed('analyze-token', 'P6', 'RPC_UNAVAILABLE', false, 30))
 
-  const report = app.reputation.report('all', NOW)
+  const report = await app.reputation.report('all', NOW)
   t.same(report, {
     merchant: { name: 'known-merchant', payment_address: app.config.paymentAddress },
     window: 'all',
@@ -80,55 +80,55 @@ t.test('the report of a known sequence of audit events', async t => {
 t.test('windows end now and start exactly their length before it', async t => {
   const app = await build(t)
   const record = recorder(app)
-  record(NOW - HOUR_MS, delivered('fetch-price', 'P1', 50_000n, 10))
-  record(NOW - DAY_MS, delivered('fetch-price', 'P2', 50_000n, 20))
-  record(NOW - DAY_MS - 1, failed('fetch-price', 'P3', 'UPSTREAM_TIMEOUT', true, 30, 50_000n))
-  record(NOW - 6 * DAY_MS, failed('analyze-token', 'P4', 'AMOUNT_TOO_LOW', false, 40, 1n))
-  record(NOW - 7 * DAY_MS - 1, delivered('analyze-token', 'P2', 100_000n, 50))
-  record(NOW - 30 * DAY_MS, delivered('analyze-token', 'P5', 100_000n, 60))
-  record(NOW - 31 * DAY_MS, delivered('fetch-price', 'P6', 50_000n, 70))
+  await record(NOW - HOUR_MS, delivered('fetch-price', 'P1', 50_000n, 10))
+  await record(NOW - DAY_MS, delivered('fetch-price', 'P2', 50_000n, 20))
+  await record(NOW - DAY_MS - 1, failed('fetch-price', 'P3', 'UPSTREAM_TIMEOUT', true, 30, 50_000n))
+  await record(NOW - 6 * DAY_MS, failed('analyze-token', 'P4', 'AMOUNT_TOO_LOW', false, 40, 1n))
+  await record(NOW - 7 * DAY_MS - 1, delivered('analyze-token', 'P2', 100_000n, 50))
+  await record(NOW - 30 * DAY_MS, delivered('analyze-token', 'P5', 100_000n, 60))
+  await record(NOW - 31 * DAY_MS, delivered('fetch-price', 'P6', 50_000n, 70))
 
-  const figures = (window: '24h' | '7d' | '30d' | 'all') => {
-    const { requests, transactions, deliveries, failures, unique_payers: payers, revenue, window_start: start, first_activity: firstAt } = app.reputation.report(window, NOW)
+  const figures = async (window: '24h' | '7d' | '30d' | 'all') => {
+    const { requests, transactions, deliveries, failures, unique_payers: payers, revenue, window_start: start, first_activity: firstAt } = await app.reputation.report(window, NOW)
     return { requests, transactions, deliveries, failures, payers, revenue: revenue.base_units, start, firstAt }
   }
   const iso = (ms: number) => new Date(ms).toISOString()
-  t.same(figures('24h'), { requests: 2, transactions: 2, deliveries: 2, failures: {}, payers: 2, revenue: '100000', start: iso(NOW - DAY_MS), firstAt: iso(NOW - DAY_MS) })
-  t.same(figures('7d'), {
+  t.same(await figures('24h'), { requests: 2, transactions: 2, deliveries: 2, failures: {}, payers: 2, revenue: '100000', start: iso(NOW - DAY_MS), firstAt: iso(NOW - DAY_MS) })
+  t.same(await figures('7d'), {
     requests: 4, transactions: 3, deliveries: 2, failures: { UPSTREAM_TIMEOUT: 1, AMOUNT_TOO_LOW: 1 }, payers: 3, revenue: '100000', start: iso(NOW - 7 * DAY_MS), firstAt: iso(NOW - 6 * DAY_MS)
   })
-  t.same(figures('30d'), {
+  t.same(await figures('30d'), {
     requests: 6, transactions: 5, deliveries: 4, failures: { UPSTREAM_TIMEOUT: 1, AMOUNT_TOO_LOW: 1 }, payers: 4, revenue: '300000', start: iso(NOW - 30 * DAY_MS), firstAt: iso(NOW - 30 * DAY_MS)
   })
-  t.same(figures('all'), {
+  t.same(await figures('all'), {
     requests: 7, transactions: 6, deliveries: 5, failures: { UPSTREAM_TIMEOUT: 1, AMOUNT_TOO_LOW: 1 }, payers: 5, revenue: '350000', start: null, firstAt: iso(NOW - 31 * DAY_MS)
   })
-  t.equal(app.reputation.report('24h', NOW).last_activity, iso(NOW - HOUR_MS))
+  t.equal((await app.reputation.report('24h', NOW)).last_activity, iso(NOW - HOUR_MS))
 })
 
 t.test('retention pruning removes rows and the figures follow', async t => {
   const app = await build(t)
   const record = recorder(app)
-  record(NOW - 100 * DAY_MS, delivered('fetch-price', 'OLD', 50_000n, 900))
-  record(NOW - 95 * DAY_MS, failed('fetch-price', 'OLD', 'UPSTREAM_TIMEOUT', true, 800, 50_000n))
-  record(NOW - 10 * DAY_MS, delivered('fetch-price', 'NEW', 50_000n, 100))
-  record(NOW - HOUR_MS, delivered('analyze-token', 'OLD', 100_000n, 200))
+  await record(NOW - 100 * DAY_MS, delivered('fetch-price', 'OLD', 50_000n, 900))
+  await record(NOW - 95 * DAY_MS, failed('fetch-price', 'OLD', 'UPSTREAM_TIMEOUT', true, 800, 50_000n))
+  await record(NOW - 10 * DAY_MS, delivered('fetch-price', 'NEW', 50_000n, 100))
+  await record(NOW - HOUR_MS, delivered('analyze-token', 'OLD', 100_000n, 200))
 
-  const before = app.reputation.report('all', NOW)
+  const before = await app.reputation.report('all', NOW)
   t.match(before, { requests: 4, deliveries: 3, unique_payers: 2, failures: { UPSTREAM_TIMEOUT: 1 }, revenue: { base_units: '200000' } })
   t.match(before.services[0], { service: 'fetch-price', requests: 3, avg_latency_ms: 600, p95_latency_ms: 900 })
 
-  t.equal(app.store.audit.prune(90, NOW), 2, 'the two rows older than 90 days go')
-  const after = app.reputation.report('all', NOW)
+  t.equal(await app.store.audit.prune(90, NOW), 2, 'the two rows older than 90 days go')
+  const after = await app.reputation.report('all', NOW)
   t.match(after, { requests: 2, transactions: 2, deliveries: 2, success_rate: 1, unique_payers: 2, revenue: { base_units: '150000', token_units: '0.15' } })
   t.same(after.failures, {})
   t.same(after.services[0], { service: 'fetch-price', requests: 1, transactions: 1, deliveries: 1, success_rate: 1, avg_latency_ms: 100, p95_latency_ms: 100 })
   t.equal(after.first_activity, new Date(NOW - 10 * DAY_MS).toISOString())
-  t.equal(app.reputation.report('24h', NOW).unique_payers, 1, 'OLD still paid within the last day')
+  t.equal((await app.reputation.report('24h', NOW)).unique_payers, 1, 'OLD still paid within the last day')
 
-  t.equal(app.store.audit.prune(1, NOW), 1)
-  t.match(app.reputation.report('all', NOW), { requests: 1, unique_payers: 1, revenue: { base_units: '100000' }, services: [{ requests: 0, p95_latency_ms: null, avg_latency_ms: null, success_rate: null }, { requests: 1 }] })
-  t.equal(app.store.db.prepare('SELECT count(*) FROM reputation_latency WHERE service = ?').pluck().get('fetch-price'), 0, 'emptied aggregates are deleted')
+  t.equal(await app.store.audit.prune(1, NOW), 1)
+  t.match(await app.reputation.report('all', NOW), { requests: 1, unique_payers: 1, revenue: { base_units: '100000' }, services: [{ requests: 0, p95_latency_ms: null, avg_latency_ms: null, success_rate: null }, { requests: 1 }] })
+  t.equal(sqliteOf(app).prepare('SELECT count(*) FROM reputation_latency WHERE service = ?').pluck().get('fetch-price'), 0, 'emptied aggregates are deleted')
 })
 
 t.test('revenue stays exact in bigint base units past 2^64, in every window and after pruning', async t => {
@@ -137,8 +137,8 @@ t.test('revenue stays exact in bigint base units past 2^64, in every window and 
   const U64_MAX = 2n ** 64n - 1n
   const now = Date.now()
   const amounts = [U64_MAX, U64_MAX, 2n ** 63n + 7n, 999_999_999n, 1_000_000_000n]
-  for (const [i, amount] of amounts.entries()) record(now - (i + 1) * 60_000, delivered('analyze-token', 'payer', amount, 5))
-  record(now - 40 * DAY_MS, delivered('analyze-token', 'payer', U64_MAX, 5))
+  for (const [i, amount] of amounts.entries()) await record(now - (i + 1) * 60_000, delivered('analyze-token', 'payer', amount, 5))
+  await record(now - 40 * DAY_MS, delivered('analyze-token', 'payer', U64_MAX, 5))
   const expected = amounts.reduce((sum, amount) => sum + amount, 0n)
   t.ok(expected > 2n ** 64n, 'the sum is past 2^64')
   const report = async (window: string) => (await app.inject(`/reputation?window=${window}`)).json()
@@ -146,6 +146,6 @@ t.test('revenue stays exact in bigint base units past 2^64, in every window and 
   t.equal((await report('all')).revenue.base_units, (expected + U64_MAX).toString(), 'all: exact')
   t.equal((await report('all')).services.find((s: { service: string }) => s.service === 'analyze-token').deliveries, 6)
 
-  app.store.audit.prune(30, now)
+  await app.store.audit.prune(30, now)
   t.equal((await report('all')).revenue.base_units, expected.toString(), 'the pruned row left the sums exactly')
 })

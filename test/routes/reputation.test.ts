@@ -13,10 +13,10 @@ t.test('GET /reputation reports the audit log, over the whole log by default', a
   const app = await build(t, { AGENT_NAME: 'route-merchant' })
   const now = Date.now()
   const entry = { resource: '/x', status: 200, requestId: 'r' }
-  app.store.audit.record({ ...entry, at: now - 1000, service: 'fetch-price', payer: 'P1', signature: 's1', amount: 50_000n, outcome: 'DELIVERED', verified: true, latencyMs: 80 })
-  app.store.audit.record({ ...entry, at: now - 2000, service: 'analyze-token', payer: 'P2', signature: 's2', amount: 100_000n, outcome: 'UPSTREAM_TIMEOUT', verified: true, status: 504, latencyMs: 5000 })
-  app.store.audit.record({ ...entry, at: now - 3 * DAY_MS, service: 'analyze-token', payer: 'P2', signature: 's3', amount: 100_000n, outcome: 'DELIVERED', verified: true, latencyMs: 300 })
-  app.store.audit.record({ ...entry, at: now - 3 * DAY_MS, service: 'fetch-price', payer: 'P3', amount: 10n, outcome: 'AMOUNT_TOO_LOW', verified: false, status: 402, latencyMs: 12 })
+  await app.store.audit.record({ ...entry, at: now - 1000, service: 'fetch-price', payer: 'P1', signature: 's1', amount: 50_000n, outcome: 'DELIVERED', verified: true, latencyMs: 80 })
+  await app.store.audit.record({ ...entry, at: now - 2000, service: 'analyze-token', payer: 'P2', signature: 's2', amount: 100_000n, outcome: 'UPSTREAM_TIMEOUT', verified: true, status: 504, latencyMs: 5000 })
+  await app.store.audit.record({ ...entry, at: now - 3 * DAY_MS, service: 'analyze-token', payer: 'P2', signature: 's3', amount: 100_000n, outcome: 'DELIVERED', verified: true, latencyMs: 300 })
+  await app.store.audit.record({ ...entry, at: now - 3 * DAY_MS, service: 'fetch-price', payer: 'P3', amount: 10n, outcome: 'AMOUNT_TOO_LOW', verified: false, status: 402, latencyMs: 12 })
 
   const res = await app.inject('/reputation')
   t.equal(res.statusCode, 200)

@@ -5,6 +5,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/client'
 import type { KeyPairSigner } from '@solana/kit'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
 import { proofHeaders } from '../fixtures/paid-chain.js'
+import { sqliteOf } from '../helper.js'
 import { buildExactPayment, paymentRequiredOf, v1Header, v2Header } from '../fixtures/x402-payment.js'
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
@@ -24,7 +25,7 @@ t.test('an x402 payment buys exactly one delivery', async (t) => {
   })
   const { paid, app } = m
   const claimStatus = (signature: string) => app.store.claims.status(signature)
-  const deliveries = (signature: string) => app.store.db.prepare("SELECT count(*) FROM audit_log WHERE signature = ? AND outcome = 'DELIVERED'").pluck().get(signature)
+  const deliveries = (signature: string) => sqliteOf(app).prepare("SELECT count(*) FROM audit_log WHERE signature = ? AND outcome = 'DELIVERED'").pluck().get(signature)
   const challenge = await fetch(`${m.url}/test/paid`)
   const required = paymentRequiredOf(challenge.headers)
 
@@ -47,7 +48,7 @@ t.test('an x402 payment buys exactly one delivery', async (t) => {
     const first = await pay(`${m.url}/test/paid`)
     t.equal(first.status, 200)
     const receipt = JSON.parse(Buffer.from(first.headers.get('payment-response') ?? '', 'base64').toString('utf8')) as { transaction: string }
-    t.equal(claimStatus(receipt.transaction), 'redeemed', 'the transaction signature is the spent proof')
+    t.equal(await claimStatus(receipt.transaction), 'redeemed', 'the transaction signature is the spent proof')
     const balance = await m.merchantBalance()
 
     const replay = await fetch(`${m.url}/test/paid`, { headers: { 'payment-signature': sent[0] } })
@@ -58,7 +59,7 @@ t.test('an x402 payment buys exactly one delivery', async (t) => {
     t.equal((await crossFlow.json() as { code: string }).code, 'PAYMENT_ALREADY_USED', 'one payment never buys a second delivery through the other flow')
     t.equal(await m.merchantBalance(), balance, 'nothing moved')
     t.equal(deliveries(receipt.transaction), 1)
-    const flows = app.store.db.prepare('SELECT flow FROM audit_log WHERE signature = ?').pluck().all(receipt.transaction)
+    const flows = sqliteOf(app).prepare('SELECT flow FROM audit_log WHERE signature = ?').pluck().all(receipt.transaction)
     t.same(flows, ['x402-v2'], 'the audit row records the flow')
   })
 

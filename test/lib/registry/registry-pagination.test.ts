@@ -67,7 +67,7 @@ t.test('2,500 registrations: a cold read over three pages, then an incremental o
   t.same(coldCalls, { getSignaturesForAddress: 3, getTransaction: TOTAL }, 'pages of 1000, one getTransaction call per registration')
   t.equal(httpRequests, 3 + TOTAL / 100, 'the getTransaction calls travel in batches of 100')
 
-  const agents = repository.listAgents(key)
+  const agents = await repository.listAgents(key)
   t.equal(agents.length, TOTAL)
   t.same(agents.map(agent => agent.signature), [...sent].reverse(), 'every registration once, newest first')
   t.match(agents[0], { name: `agent-${TOTAL - 1}`, wallet: wallets[(TOTAL - 1) % wallets.length].address })
@@ -78,7 +78,7 @@ t.test('2,500 registrations: a cold read over three pages, then an incremental o
   t.same(await scanner.scan(new Date().toISOString()), { pages: 1, listed: 3, requests: 1, fetched: 3, registrations: 3 })
   t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: 3 }, 'only the new transactions are fetched')
   t.equal(httpRequests, 2, 'in one listing request and one batch')
-  t.same(repository.listAgents(key).slice(0, 4).map(agent => agent.signature), [...newer.reverse(), sent[TOTAL - 1]])
+  t.same((await repository.listAgents(key)).slice(0, 4).map(agent => agent.signature), [...newer.reverse(), sent[TOTAL - 1]])
 
   t.test('a read walks at most REGISTRY_MAX_PAGES pages; the next one resumes where it stopped', async t => {
     const paged = createRegistryRepository(db)
@@ -87,7 +87,7 @@ t.test('2,500 registrations: a cold read over three pages, then an incremental o
     const reads = []
     for (let i = 0; i < 3; i++) reads.push(await budgeted.scan(new Date().toISOString()))
     t.same(reads.map(read => [read.pages, read.listed]), [[1, 1000], [1, 1000], [1, TOTAL + 3 - 2000]], 'one page per read')
-    t.equal(paged.listAgents(pagedKey).length, TOTAL + 3, 'nothing skipped or repeated across reads')
+    t.equal((await paged.listAgents(pagedKey)).length, TOTAL + 3, 'nothing skipped or repeated across reads')
   })
 
   t.test('a listing of the wrong shape stops the read instead of looping', async t => {

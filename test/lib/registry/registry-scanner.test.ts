@@ -25,7 +25,7 @@ async function setUp (t: Test, net: Localnet) {
   // Sends instructions that mention the registry (the reference transfer first), as any wallet could.
   const send = async (wallet: KeyPairSigner, instructions: Instruction[]) =>
     await net.sendInstructions([registryReferenceInstruction(wallet, registryAddress), ...instructions], [wallet], { skipPreflight: true })
-  const list = () => repository.listAgents(key).map(agent => agent.name)
+  const list = async () => (await repository.listAgents(key)).map(agent => agent.name)
   return { registryAddress, repository, key, transactions, scanner, send, list }
 }
 
@@ -58,14 +58,14 @@ t.test('the scanner reads the registry history', async t => {
   const cold = await scanner.scan(fetchedAt)
   t.same(cold, { pages: 1, listed: 3 + skipped.length + 4, requests: 1, fetched: withReportedMemo, registrations: 3 }, 'one batch request')
   t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: withReportedMemo }, 'no memo or failed: never fetched')
-  t.same(list(), ['gamma', 'beta', 'alpha'], 'newest first; v1 and the new memo address count when fetched')
-  const [, beta, first] = repository.listAgents(key)
+  t.same(await list(), ['gamma', 'beta', 'alpha'], 'newest first; v1 and the new memo address count when fetched')
+  const [, beta, first] = await repository.listAgents(key)
   t.equal(first.signature, alpha)
   t.equal(first.wallet, alice.address, 'wallet is the fee payer')
   t.equal(beta.wallet, bob.address)
   t.equal(beta.manifest_url, 'https://beta.example/agent.json')
   t.ok(Number.isInteger(first.timestamp) && Math.abs((first.timestamp as number) - net.now()) < 60, 'timestamp is the block time')
-  t.equal(repository.scanState(key).fetchedAt, fetchedAt)
+  t.equal((await repository.scanState(key)).fetchedAt, fetchedAt)
 
   t.test('a later read fetches only what is new', async t => {
     await registerAgent({ rpc: net.rpc, signer: carol, registryAddress, name: 'delta', manifestUrl: 'https://delta.example/agent.json', pollIntervalMs: 20 })
@@ -73,12 +73,12 @@ t.test('the scanner reads the registry history', async t => {
     net.resetStats()
     t.same(await scanner.scan(fetchedAt), { pages: 1, listed: 2, requests: 1, fetched: 2, registrations: 2 })
     t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: 2 })
-    t.same(list(), ['epsilon', 'delta', 'gamma', 'beta', 'alpha'])
+    t.same(await list(), ['epsilon', 'delta', 'gamma', 'beta', 'alpha'])
 
     net.resetStats()
     t.same(await scanner.scan('2026-01-01T00:01:00.000Z'), { pages: 1, listed: 0, requests: 0, fetched: 0, registrations: 0 })
     t.same(net.stats(), { getSignaturesForAddress: 1 }, 'nothing new: one call')
-    t.equal(repository.scanState(key).fetchedAt, '2026-01-01T00:01:00.000Z')
+    t.equal((await repository.scanState(key)).fetchedAt, '2026-01-01T00:01:00.000Z')
   })
 })
 
@@ -103,19 +103,19 @@ t.test('a read cut short by the node keeps what it read and resumes there', asyn
   const error = await scanner(limited).scan('2026-01-01T00:00:00.000Z').catch((e: unknown) => e)
   t.ok(isRpcUnavailable(error), 'the read fails as RPC unavailable')
   t.equal(rpcUnavailable(error).headers?.['retry-after'], '3', 'with the node\'s Retry-After')
-  t.match(repository.scanState(key), { fetchedAt: null, resume: { position: 3 } }, 'the first batch is stored')
-  t.same(list(), ['r9', 'r8', 'r7'])
+  t.match(await repository.scanState(key), { fetchedAt: null, resume: { position: 3 } }, 'the first batch is stored')
+  t.same(await list(), ['r9', 'r8', 'r7'])
 
   // A node that answers each call with a JSON-RPC server error (behind, unhealthy): nothing more is stored.
   net.failMethod('getTransaction', { code: -32005, message: 'Node is behind by 42 slots' })
   const behind = await scanner(transactions).scan('2026-01-01T00:00:05.000Z').catch((e: unknown) => e)
   t.ok(isRpcUnavailable(behind), 'a per-call server error is RPC unavailable too')
-  t.match(repository.scanState(key), { fetchedAt: null, resume: { position: 3 } })
+  t.match(await repository.scanState(key), { fetchedAt: null, resume: { position: 3 } })
 
   net.failMethod('getTransaction', null)
   net.resetStats()
   t.same(await scanner(transactions).scan('2026-01-01T00:00:10.000Z'), { pages: 1, listed: 7, requests: 3, fetched: 7, registrations: 7 })
   t.same(net.stats(), { getSignaturesForAddress: 1, getTransaction: 7 }, 'nothing read twice')
-  t.same(list(), [...names].reverse())
-  t.match(repository.scanState(key), { fetchedAt: '2026-01-01T00:00:10.000Z', resume: null })
+  t.same(await list(), [...names].reverse())
+  t.match(await repository.scanState(key), { fetchedAt: '2026-01-01T00:00:10.000Z', resume: null })
 })

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import { getBase58Decoder } from '@solana/kit'
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { build } from '../../helper.js'
+import { build, sqliteOf } from '../../helper.js'
 import { proofHeaders, startPaidChain } from '../../fixtures/paid-chain.js'
 
 const GARBAGE_REQUESTS = 10_000
@@ -19,7 +19,7 @@ t.test('unpaid traffic costs no storage and at most one RPC call per distinct pr
   const databaseBytes = () => ['', '-wal'].reduce((sum, suffix) => {
     try { return sum + statSync(databasePath + suffix).size } catch { return sum }
   }, 0)
-  app.store.db.pragma('wal_checkpoint(TRUNCATE)')
+  sqliteOf(app).pragma('wal_checkpoint(TRUNCATE)')
   const before = databaseBytes()
   paid.chain.resetStats()
 
@@ -37,12 +37,12 @@ t.test('unpaid traffic costs no storage and at most one RPC call per distinct pr
     const res = await app.inject({ url: `/test/paid${kind === 1 ? longQuery : ''}`, headers })
     if (res.statusCode !== 402) t.fail(`request ${i} answered ${res.statusCode}`)
   }
-  app.store.audit.flushUnpaid()
-  app.store.db.pragma('wal_checkpoint(TRUNCATE)')
+  await app.store.audit.flushUnpaid()
+  sqliteOf(app).pragma('wal_checkpoint(TRUNCATE)')
   const grown = databaseBytes() - before
   t.ok(grown < BUDGET_BYTES, `${GARBAGE_REQUESTS} garbage requests grew the database by ${grown} bytes (budget ${BUDGET_BYTES})`)
-  t.equal(app.store.db.prepare('SELECT count(*) FROM audit_log').pluck().get(), 0, 'not one audit row')
-  t.same(app.store.db.prepare('SELECT outcome, count FROM unpaid_counts ORDER BY outcome').all(), [
+  t.equal(sqliteOf(app).prepare('SELECT count(*) FROM audit_log').pluck().get(), 0, 'not one audit row')
+  t.same(sqliteOf(app).prepare('SELECT outcome, count FROM unpaid_counts ORDER BY outcome').all(), [
     { outcome: 'INVALID_PAYMENT_HEADER', count: GARBAGE_REQUESTS / 2 },
     { outcome: 'PAYMENT_NOT_FOUND', count: randomProofs },
     { outcome: 'PAYMENT_REQUIRED', count: GARBAGE_REQUESTS / 4 }

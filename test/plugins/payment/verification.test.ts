@@ -1,6 +1,6 @@
 import { generateKeyPairSigner } from '@solana/kit'
 import t, { type Test } from 'tap'
-import { build } from '../../helper.js'
+import { build, sqliteOf } from '../../helper.js'
 import { proofHeaders, startPaidChain } from '../../fixtures/paid-chain.js'
 
 const HOUR = 3600
@@ -16,13 +16,13 @@ t.test('each verification failure answers 402 with its code and the requirements
     app.get('/test/cheap', { config: { paidService: 'fetch-price' } }, async () => ({ delivered: 'cheap' }))
     app.get('/test/dear', { config: { paidService: 'analyze-token' } }, async () => ({ delivered: 'dear' }))
   })
-  const audit = () => app.store.db.prepare('SELECT outcome, status, verified, payer, signature, amount FROM audit_log ORDER BY id').all() as
+  const audit = () => sqliteOf(app).prepare('SELECT outcome, status, verified, payer, signature, amount FROM audit_log ORDER BY id').all() as
     Array<{ outcome: string, status: number, verified: number, payer: string | null, signature: string | null, amount: string | null }>
   const lastAudit = () => audit().at(-1)
   // Refused proofs are only counted (by outcome), never logged row by row.
-  const unpaid = (outcome: string) => {
-    app.store.audit.flushUnpaid()
-    return app.store.db.prepare('SELECT sum(count) FROM unpaid_counts WHERE outcome = ?').pluck().get(outcome) as number | null
+  const unpaid = async (outcome: string) => {
+    await app.store.audit.flushUnpaid()
+    return sqliteOf(app).prepare('SELECT sum(count) FROM unpaid_counts WHERE outcome = ?').pluck().get(outcome) as number | null
   }
 
   async function expectRejection (t: Test, headers: Record<string, string>, code: string, url = '/test/cheap') {
@@ -56,8 +56,8 @@ t.test('each verification failure answers 402 with its code and the requirements
     t.match(body.accepts[0].extra.solanaPayUrl, new RegExp(`^solana:${paid.merchant.address}\\?amount=0\\.1&spl-token=${paid.mint}&label=`))
     t.equal(audit().length, 0)
     await app.inject('/test/dear')
-    app.store.audit.flushUnpaid()
-    t.equal(app.store.db.prepare("SELECT count FROM unpaid_counts WHERE service = 'analyze-token' AND outcome = 'PAYMENT_REQUIRED'").pluck().get(), 2, 'counted in memory, written on flush')
+    await app.store.audit.flushUnpaid()
+    t.equal(sqliteOf(app).prepare("SELECT count FROM unpaid_counts WHERE service = 'analyze-token' AND outcome = 'PAYMENT_REQUIRED'").pluck().get(), 2, 'counted in memory, written on flush')
   })
 
   t.test('malformed headers name the header at fault', async (t) => {
@@ -68,7 +68,7 @@ t.test('each verification failure answers 402 with its code and the requirements
     t.same(body.invalidHeaders, ['x-payment-wallet'])
     body = await expectRejection(t, { 'x-payment-wallet': wallet }, 'INVALID_PAYMENT_HEADER')
     t.match(body.message, /x-payment-signature is missing/)
-    t.ok((unpaid('INVALID_PAYMENT_HEADER') ?? 0) > 0, 'counted, not logged')
+    t.ok((await unpaid('INVALID_PAYMENT_HEADER') ?? 0) > 0, 'counted, not logged')
     t.equal(audit().length, 0)
   })
 
@@ -84,7 +84,7 @@ t.test('each verification failure answers 402 with its code and the requirements
     const failed = await paid.pay(poor, 50_000n, { skipPreflight: true })
     const body = await expectRejection(t, proofHeaders(failed, poor.address), 'PAYMENT_FAILED')
     t.ok(body.transactionError, 'the chain error is shown')
-    t.equal(unpaid('PAYMENT_FAILED'), 1, 'counted, not logged')
+    t.equal(await unpaid('PAYMENT_FAILED'), 1, 'counted, not logged')
     t.notOk(audit().some(row => row.signature === failed))
   })
 
@@ -101,7 +101,7 @@ t.test('each verification failure answers 402 with its code and the requirements
     const body = await expectRejection(t, proofHeaders(short, buyer.address), 'AMOUNT_TOO_LOW')
     t.equal(body.paid, '40000')
     t.equal(body.required, '50000')
-    t.equal(unpaid('AMOUNT_TOO_LOW'), 1, 'counted, not logged')
+    t.equal(await unpaid('AMOUNT_TOO_LOW'), 1, 'counted, not logged')
 
     const otherMint = await paid.chain.createMint({ decimals: 6 })
     await paid.chain.mintTo(otherMint, buyer.address, 1_000_000n)
@@ -136,7 +136,7 @@ t.test('each verification failure answers 402 with its code and the requirements
 
     await expectRejection(t, proofHeaders(signature, buyer.address), 'PAYMENT_ALREADY_USED')
     await expectRejection(t, proofHeaders(signature, buyer.address), 'PAYMENT_ALREADY_USED', '/test/dear')
-    t.equal(unpaid('PAYMENT_ALREADY_USED'), 2, 'both counted, not logged')
+    t.equal(await unpaid('PAYMENT_ALREADY_USED'), 2, 'both counted, not logged')
     t.equal(lastAudit()?.outcome, 'DELIVERED', 'the log holds only the delivery')
   })
 

@@ -1,0 +1,69 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { maskDatabaseUrl } from './database-url.js'
+import { isConnectionError, isFatalConnectionError } from './postgres/connection.js'
+import { openPostgresStore } from './postgres/postgres-store.js'
+import { createSqliteStore } from './sqlite-store.js'
+import type { Store } from './store.js'
+import { loggableError } from '../lib/errors/loggable-error.js'
+
+export interface StoreSettings {
+  DATABASE_URL?: string
+  DATABASE_PATH: string
+  DATABASE_POOL_SIZE: number
+  SQLITE_SYNCHRONOUS: 'NORMAL' | 'FULL'
+}
+
+export interface StoreLogger {
+  info (details: object, message: string): void
+  warn (details: object, message: string): void
+}
+
+const FIRST_RETRY_MS = 500
+const LONGEST_RETRY_MS = 10_000
+
+/** A start-up failure that waiting will not cure: wrong password, unknown database or role. */
+export class StoreConfigurationError extends Error {
+  constructor (message: string, options: { cause: unknown }) {
+    super(message, options)
+    this.name = 'StoreConfigurationError'
+  }
+}
+
+function reason (error: unknown): string {
+  const { code, message } = error as { code?: unknown, message?: unknown }
+  return typeof code === 'string' ? `${code}: ${String(message)}` : String(message)
+}
+
+/**
+ * Chooses the engine once: PostgreSQL when DATABASE_URL is set, else the SQLite file. PostgreSQL
+ * that cannot be reached is waited for (backing off up to 10 s, one log line per attempt, the
+ * password masked); wrong credentials or database throw StoreConfigurationError at once.
+ * `signal` stops the waiting (shutdown during start).
+ */
+export async function openStore (settings: StoreSettings, log: StoreLogger, signal?: AbortSignal): Promise<Store> {
+  if (settings.DATABASE_URL === undefined) {
+    return createSqliteStore(settings.DATABASE_PATH, { synchronous: settings.SQLITE_SYNCHRONOUS })
+  }
+  const url = settings.DATABASE_URL
+  const masked = maskDatabaseUrl(url)
+  for (let attempt = 1, delay = FIRST_RETRY_MS; ; attempt++, delay = Math.min(delay * 2, LONGEST_RETRY_MS)) {
+    try {
+      const store = await openPostgresStore({
+        url,
+        poolSize: settings.DATABASE_POOL_SIZE,
+        onIdleError: error => log.warn({ error: loggableError(error) }, 'a PostgreSQL connection broke; it is replaced on next use')
+      })
+      log.info({ database: masked, poolSize: settings.DATABASE_POOL_SIZE }, 'store: PostgreSQL (DATABASE_URL)')
+      return store
+    } catch (error) {
+      // A host name that does not exist is a wrong URL too (EAI_AGAIN, a DNS hiccup, is waited for).
+      if (isFatalConnectionError(error) || (error as { code?: unknown }).code === 'ENOTFOUND') {
+        throw new StoreConfigurationError(`DATABASE_URL ${masked}: ${reason(error)}`, { cause: error })
+      }
+      if (!isConnectionError(error)) throw error
+      log.warn({ database: masked, attempt, retryInMs: delay, error: reason(error) },
+        `PostgreSQL at DATABASE_URL ${masked} is unreachable; not ready, retrying`)
+      await sleep(delay, undefined, { signal })
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import type pg from 'pg'
+import type { AuditLog } from '../audit-log.js'
+import { callDatabase } from './connection.js'
+
+const DAY_MS = 86_400_000
+const PRUNE_LOCK = 'token-merchant:prune'
+
+const INSERT = {
+  name: 'tm-audit-insert',
+  text: `INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms, flow)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+}
+
+/** The audit trail and the unpaid counters on PostgreSQL; the aggregates follow through triggers (001-schema.sql). */
+export function createPostgresAuditLog (pool: pg.Pool): AuditLog {
+  // As on SQLite: unpaid requests are counted in memory and written in one statement per flush.
+  let pendingUnpaid = new Map<string, { service: string, day: string, outcome: string, count: number }>()
+
+  return {
+    async record (entry) {
+      await callDatabase(async () => await pool.query({
+        ...INSERT,
+        values: [entry.at ?? Date.now(), entry.requestId, entry.service, entry.resource, entry.payer ?? null, entry.signature ?? null,
+          entry.amount?.toString() ?? null, entry.outcome, entry.verified, entry.status, entry.latencyMs, entry.flow ?? 'proof']
+      }))
+    },
+
+    countUnpaid (service, outcome, at = Date.now()) {
+      const day = new Date(at).toISOString().slice(0, 10)
+      const key = `${service} ${day} ${outcome}`
+      const pending = pendingUnpaid.get(key)
+      if (pending === undefined) pendingUnpaid.set(key, { service, day, outcome, count: 1 })
+      else pending.count++
+    },
+
+    async flushUnpaid () {
+      if (pendingUnpaid.size === 0) return
+      const batch = [...pendingUnpaid.values()]
+      pendingUnpaid = new Map()
+      try {
+        await callDatabase(async () => await pool.query(`
+          INSERT INTO unpaid_counts AS u (service, day, outcome, count)
+          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+          ON CONFLICT (service, day, outcome) DO UPDATE SET count = u.count + excluded.count`,
+        [batch.map(b => b.service), batch.map(b => b.day), batch.map(b => b.outcome), batch.map(b => b.count)]))
+      } catch (error) {
+        // Not written: counted again with what arrives meanwhile, written on a later flush.
+        for (const b of batch) {
+          const key = `${b.service} ${b.day} ${b.outcome}`
+          const pending = pendingUnpaid.get(key)
+          if (pending === undefined) pendingUnpaid.set(key, b)
+          else pending.count += b.count
+        }
+        throw error
+      }
+    },
+
+    // One instance prunes at a time (a transaction-scoped advisory lock; the others skip this
+    // round), so two batches never update the same aggregate rows in different orders.
+    async prune (retentionDays, now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER) {
+      const cutoff = now - retentionDays * DAY_MS
+      return await callDatabase(async () => {
+        const client = await pool.connect()
+        let failed = false
+        try {
+          await client.query('BEGIN')
+          const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked', [PRUNE_LOCK])
+          if (!rows[0].locked) {
+            await client.query('ROLLBACK')
+            return 0
+          }
+          await client.query('DELETE FROM unpaid_counts WHERE day < $1', [new Date(cutoff).toISOString().slice(0, 10)])
+          const deleted = await client.query('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < $1 ORDER BY at LIMIT $2)',
+            [cutoff, Math.min(batchSize, Number.MAX_SAFE_INTEGER)])
+          await client.query('COMMIT')
+          return deleted.rowCount ?? 0
+        } catch (error) {
+          failed = true
+          await client.query('ROLLBACK').catch(() => {})
+          throw error
+        } finally {
+          client.release(failed) // a connection that failed is closed, not reused
+        }
+      })
+    }
+  }
+}

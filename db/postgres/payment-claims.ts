@@ -1,0 +1,121 @@
+import type pg from 'pg'
+import type { ClaimRequest, ClaimResult, ClaimStatus, PaymentClaims } from '../payment-claims.js'
+import { createBatcher } from './batcher.js'
+import { callDatabase } from './connection.js'
+
+const MAX_BATCH = 256
+const DEADLOCK = '40P01'
+// The database's clock when the caller gives no time: every instance then measures leases on one
+// clock, whatever the drift between machines.
+const CLOCK_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint'
+
+// Each claim is decided by one statement: insert a new claim or take over a pending one whose
+// lease ran out; otherwise report the holder's status from the statement's snapshot (a row that a
+// racing instance committed after that snapshot is invisible: NULL, read as pending). Claims that
+// arrive together share the statement (one round trip, one commit); rows are taken in signature
+// order, so two instances' statements never wait on each other in a cycle.
+const CLAIM = {
+  name: 'tm-claims-claim',
+  text: `
+    WITH input AS (
+      SELECT i.signature, i.claim_id, i.lease_ms, i.service, i.payer, i.amount, i.resource, coalesce(i.now, ${CLOCK_MS}) AS now
+      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::bigint[])
+        AS i (signature, claim_id, lease_ms, service, payer, amount, resource, now)
+    ), taken AS (
+      INSERT INTO payment_claims AS c (signature, status, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
+      SELECT signature, 'pending', claim_id, now + lease_ms, service, payer, amount, resource, now FROM input ORDER BY signature
+      ON CONFLICT (signature) DO UPDATE SET
+        claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
+        payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at
+      WHERE c.status = 'pending' AND c.lease_expires_at <= excluded.claimed_at
+      RETURNING signature, claim_id
+    )
+    SELECT input.signature, taken.claim_id AS taken, held.status
+    FROM input LEFT JOIN taken USING (signature) LEFT JOIN payment_claims held USING (signature)`
+}
+const STATUS = { name: 'tm-claims-status', text: 'SELECT signature, status FROM payment_claims WHERE signature = ANY($1::text[])' }
+const REDEEM = {
+  name: 'tm-claims-redeem',
+  text: `UPDATE payment_claims c SET status = 'redeemed', redeemed_at = coalesce(i.now, ${CLOCK_MS})
+    FROM unnest($1::text[], $2::text[], $3::bigint[]) AS i (signature, claim_id, now)
+    WHERE c.signature = i.signature AND c.claim_id = i.claim_id AND c.status = 'pending'
+    RETURNING c.signature, c.claim_id`
+}
+const RELEASE = {
+  name: 'tm-claims-release',
+  text: `DELETE FROM payment_claims c USING unnest($1::text[], $2::text[]) AS i (signature, claim_id)
+    WHERE c.signature = i.signature AND c.claim_id = i.claim_id AND c.status = 'pending'
+    RETURNING c.signature, c.claim_id`
+}
+
+/** A statement that met a deadlock (rare: another statement took the same rows in another order) runs once more. */
+async function query<R extends pg.QueryResultRow> (pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+  return await callDatabase(async () => {
+    try {
+      return await pool.query<R>(config)
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DEADLOCK) throw error
+      return await pool.query<R>(config)
+    }
+  })
+}
+
+/**
+ * The anti-replay store on PostgreSQL, atomic across every instance: each claim, redeem and
+ * release is decided by one statement, and the calls waiting together share it. Redeems go
+ * through `durable` (the commit waits for the WAL flush: a delivered proof is spent for good);
+ * claims, releases and status reads through `fast`, whose commits do not wait (see postgres-store.ts).
+ */
+export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg.Pool }, options: { maxInFlight: number }): PaymentClaims {
+  const batching = { maxInFlight: options.maxInFlight, maxBatch: MAX_BATCH }
+
+  const claim = createBatcher(async (requests: ClaimRequest[]): Promise<ClaimResult[]> => {
+    // One row per signature in a statement (a row cannot be claimed twice by one statement): the
+    // first request of a signature competes, the others in the batch lose to it.
+    const first = new Map<string, ClaimRequest>()
+    for (const request of requests) if (!first.has(request.signature)) first.set(request.signature, request)
+    const unique = [...first.values()]
+    const { rows } = await query<{ signature: string, taken: string | null, status: ClaimStatus | null }>(pools.fast, {
+      ...CLAIM,
+      values: [unique.map(r => r.signature), unique.map(r => r.claimId), unique.map(r => r.leaseMs), unique.map(r => r.service),
+        unique.map(r => r.payer), unique.map(r => r.amount.toString()), unique.map(r => r.resource), unique.map(r => r.now ?? null)]
+    })
+    const bySignature = new Map(rows.map(row => [row.signature, row]))
+    return requests.map((request): ClaimResult => {
+      const row = bySignature.get(request.signature)
+      if (row?.taken === request.claimId) return { claimed: true }
+      if (row?.taken != null) return { claimed: false, status: 'pending' } // a twin in this batch won
+      return { claimed: false, status: row?.status ?? 'pending' }
+    })
+  }, batching)
+
+  const status = createBatcher(async (signatures: string[]) => {
+    const { rows } = await query<{ signature: string, status: ClaimStatus }>(pools.fast, { ...STATUS, values: [[...new Set(signatures)]] })
+    const bySignature = new Map(rows.map(row => [row.signature, row.status]))
+    return signatures.map(signature => bySignature.get(signature))
+  }, batching)
+
+  // Redeem and release: a (signature, claim id) pair names one claim; a pair twice in a batch is
+  // answered once, as the second of two sequential calls would be (false).
+  function settle (pool: pg.Pool, statement: typeof REDEEM | typeof RELEASE, withTime: boolean) {
+    return createBatcher(async (items: Array<{ signature: string, claimId: string, now?: number }>) => {
+      const { rows } = await query<{ signature: string, claim_id: string }>(pool, {
+        ...statement,
+        values: withTime
+          ? [items.map(i => i.signature), items.map(i => i.claimId), items.map(i => i.now ?? null)]
+          : [items.map(i => i.signature), items.map(i => i.claimId)]
+      })
+      const done = new Set(rows.map(row => `${row.signature} ${row.claim_id}`))
+      return items.map(item => done.delete(`${item.signature} ${item.claimId}`))
+    }, batching)
+  }
+  const redeem = settle(pools.durable, REDEEM, true)
+  const release = settle(pools.fast, RELEASE, false)
+
+  return {
+    status: async (signature) => await status(signature),
+    claim: async (request) => await claim(request),
+    redeem: async (signature, claimId, now) => await redeem({ signature, claimId, now }),
+    release: async (signature, claimId) => await release({ signature, claimId })
+  }
+}

@@ -1,0 +1,51 @@
+import { createAuditLog } from './audit-log.js'
+import { openDatabase, type SqliteDatabase } from './open-database.js'
+import { createPaymentClaims } from './payment-claims.js'
+import { createRegistryRepository } from './registry-repository.js'
+import { createReputationQueries } from './reputation-queries.js'
+import type { Store } from './store.js'
+
+export interface SqliteStore extends Store {
+  readonly engine: 'sqlite'
+  /** The open database, for tests and tools that read it directly. */
+  readonly db: SqliteDatabase
+}
+
+/**
+ * The store on the SQLite file at `path` (WAL, shared by the processes of one machine), migrated
+ * on open. `exclusive` serializes the tasks of this process only: another process may run the
+ * same task meanwhile, which the repositories' transactions make harmless.
+ */
+export function createSqliteStore (path: string, options: { synchronous?: 'NORMAL' | 'FULL' } = {}): SqliteStore {
+  const db = openDatabase(path, options)
+  const locks = new Map<string, Promise<unknown>>()
+  return {
+    engine: 'sqlite',
+    db,
+    claims: createPaymentClaims(db),
+    audit: createAuditLog(db),
+    registry: createRegistryRepository(db),
+    reputation: createReputationQueries(db),
+    async isHealthy () {
+      try {
+        return db.prepare('SELECT 1').pluck().get() === 1
+      } catch {
+        return false
+      }
+    },
+    async exclusive (name, task) {
+      const previous = locks.get(name) ?? Promise.resolve()
+      const run = previous.catch(() => {}).then(task)
+      const tail = run.catch(() => {})
+      locks.set(name, tail)
+      try {
+        return await run
+      } finally {
+        if (locks.get(name) === tail) locks.delete(name)
+      }
+    },
+    async close () {
+      if (db.open) db.close()
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import type { AuditLog } from './audit-log.js'
+import type { PaymentClaims } from './payment-claims.js'
+import type { RegistryRepository } from './registry-repository.js'
+import type { ReputationQueries } from './reputation-queries.js'
+
+export type StoreEngine = 'sqlite' | 'postgres'
+
+/**
+ * Everything the service stores, behind one interface with two engines: the SQLite file (one
+ * machine, any number of processes) or PostgreSQL (several machines). Chosen once at start;
+ * routes, the payment gate and the services never know which one runs. Every call returns a
+ * Promise (SQLite is synchronous underneath), except the in-memory `audit.countUnpaid`.
+ */
+export interface Store {
+  readonly engine: StoreEngine
+  readonly claims: PaymentClaims
+  readonly audit: AuditLog
+  readonly registry: RegistryRepository
+  readonly reputation: ReputationQueries
+  /** True when the database answers a trivial query now. */
+  isHealthy (): Promise<boolean>
+  /**
+   * Runs `task` while holding the lock `name`, shared by every process and machine using this
+   * store: callers queue, one at a time (the registry's chain read is single-flight this way).
+   */
+  exclusive<T> (name: string, task: () => Promise<T>): Promise<T>
+  close (): Promise<void>
+}
