@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseAsyncHookHandler, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseAsyncHookHandler, onSendAsyncHookHandler, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
@@ -11,7 +11,8 @@ import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.j
 import { storedResource } from '../../lib/payment/stored-resource.js'
 import { checkWalletSignature } from '../../lib/payment/wallet-signature.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
-import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from '../../lib/payment/requirements.js'
+import { encodeReceipt, paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../../lib/payment/requirements.js'
+import { createChallengeBodies, type ChallengeBodies } from '../../lib/payment/challenge.js'
 import { publicBaseUrl, requestPath } from '../../lib/http/public-url.js'
 import { NETWORKS } from '../../lib/solana/networks.js'
 
@@ -71,13 +72,14 @@ export default fp(async (fastify) => {
 
   const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS })
 
-  // The requirement of each service is the same for every request but its resource URL; it is
-  // built once, and again only when the recipient token account becomes known.
-  const requirements = new Map<PaidServiceName, { recipientTokenAccount: string | undefined, requirement: PaymentRequirement }>()
+  // A service's challenge is the same for every request but its request id and resource URL: its
+  // text is made once (lib/payment/challenge.ts), and again only when the recipient token account
+  // becomes known.
+  const challenges = new Map<PaidServiceName, { recipientTokenAccount: string | undefined, bodies: ChallengeBodies }>()
 
-  function requirementFor (serviceName: PaidServiceName, resource: string): PaymentRequirement {
+  function challengeBodies (serviceName: PaidServiceName): ChallengeBodies {
     const recipientTokenAccount = recipient.get()
-    let cached = requirements.get(serviceName)
+    let cached = challenges.get(serviceName)
     if (cached === undefined || cached.recipientTokenAccount !== recipientTokenAccount) {
       const terms: MerchantTerms = {
         x402Network,
@@ -89,67 +91,71 @@ export default fp(async (fastify) => {
         recipientTokenAccount,
         walletSignatureRequired: config.REQUIRE_WALLET_SIGNATURE
       }
-      cached = { recipientTokenAccount, requirement: paymentRequirement(terms, PAID_SERVICES[serviceName], '') }
-      requirements.set(serviceName, cached)
+      cached = { recipientTokenAccount, bodies: createChallengeBodies(paymentRequirement(terms, PAID_SERVICES[serviceName], ''), paymentRequiredRejection(PAID_SERVICES[serviceName])) }
+      challenges.set(serviceName, cached)
     }
-    return { ...cached.requirement, resource }
+    return cached.bodies
   }
 
   function resourceUrl (request: FastifyRequest): string {
     return `${publicBaseUrl(request, config.PUBLIC_BASE_URL)}${requestPath(request.url)}`
   }
 
-  // Sent as JSON text of the PaymentRequired model: its open-ended error details make the
-  // schema serializer slower than JSON.stringify on this path, which unpaid traffic hits most.
-  function sendChallenge (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, rejection: PaymentRejection, statusCode = 402) {
-    const body = {
-      ...errorBody(request, statusCode, rejection.code, rejection.message, rejection.details),
-      x402Version: 1,
-      accepts: [requirementFor(serviceName, resourceUrl(request))]
-    }
-    return reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body))
+  function sendChallenge (reply: FastifyReply, statusCode: number, body: string) {
+    return reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body)
   }
 
-  function gate (serviceName: PaidServiceName): preHandlerAsyncHookHandler {
-    return async function paymentGate (request, reply) {
+  /** Verifies a proof that decoded and claims it; true when it answered (a challenge) itself. */
+  async function checkProof (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, read: ReturnType<typeof readPaymentProof>): Promise<boolean> {
+    const refuse = (rejection: PaymentRejection, statusCode = 402) => {
+      sendChallenge(reply, statusCode, challengeBodies(serviceName).refused(rejection, statusCode, request.id, resourceUrl(request)))
+      return true
+    }
+    // Refusals before a claim name no payment the merchant can verify: counted, not stored.
+    if ('rejection' in read) {
+      store.audit.countUnpaid(serviceName, read.rejection.code)
+      failureLimit.record(request.ip, read.rejection.code)
+      return refuse(read.rejection)
+    }
+    if (!('proof' in read)) throw new Error('checkProof called without a proof')
+    failureLimit.check(request.ip)
+    const header = request.headers[PAYMENT_HEADERS.walletSignature]
+    const binding = await checkWalletSignature(Array.isArray(header) ? header[0] : header, read.proof,
+      { method: request.method, path: requestPath(request.url).split('?')[0] }, config.REQUIRE_WALLET_SIGNATURE)
+    if (binding !== undefined) {
+      store.audit.countUnpaid(serviceName, binding.code)
+      failureLimit.record(request.ip, binding.code)
+      return refuse(binding)
+    }
+    try {
+      const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], storedResource(resourceUrl(request)))
+      request.payment = { ...claimed, settled: false, outcome: 'PENDING' }
+      return false
+    } catch (error) {
+      if (isAppError(error)) {
+        store.audit.countUnpaid(serviceName, error.code)
+        failureLimit.record(request.ip, error.code)
+      }
+      if (error instanceof PaymentError) {
+        if (error.headers !== undefined) reply.headers(error.headers)
+        return refuse(error.rejection, error.statusCode)
+      }
+      throw error
+    }
+  }
+
+  // Callback style: a request without a proof (the flood unpaid traffic is) is answered
+  // synchronously, with no promise; only a proof goes through the asynchronous check.
+  function gate (serviceName: PaidServiceName): preHandlerHookHandler {
+    return function paymentGate (request, reply, done) {
       const read = readPaymentProof(request.headers)
       // HEAD never verifies, claims or spends anything: it answers like an unpaid GET.
       if ('absent' in read || request.method === 'HEAD') {
         store.audit.countUnpaid(serviceName, 'PAYMENT_REQUIRED')
-        return sendChallenge(request, reply, serviceName, {
-          code: 'PAYMENT_REQUIRED',
-          message: `Pay ${PAID_SERVICES[serviceName].price} base units, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`
-        })
+        sendChallenge(reply, 402, challengeBodies(serviceName).paymentRequired(request.id, resourceUrl(request)))
+        return
       }
-      // Refusals before a claim name no payment the merchant can verify: counted, not stored.
-      if ('rejection' in read) {
-        store.audit.countUnpaid(serviceName, read.rejection.code)
-        failureLimit.record(request.ip, read.rejection.code)
-        return sendChallenge(request, reply, serviceName, read.rejection)
-      }
-      failureLimit.check(request.ip)
-      const header = request.headers[PAYMENT_HEADERS.walletSignature]
-      const binding = await checkWalletSignature(Array.isArray(header) ? header[0] : header, read.proof,
-        { method: request.method, path: requestPath(request.url).split('?')[0] }, config.REQUIRE_WALLET_SIGNATURE)
-      if (binding !== undefined) {
-        store.audit.countUnpaid(serviceName, binding.code)
-        failureLimit.record(request.ip, binding.code)
-        return sendChallenge(request, reply, serviceName, binding)
-      }
-      try {
-        const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], storedResource(resourceUrl(request)))
-        request.payment = { ...claimed, settled: false, outcome: 'PENDING' }
-      } catch (error) {
-        if (isAppError(error)) {
-          store.audit.countUnpaid(serviceName, error.code)
-          failureLimit.record(request.ip, error.code)
-        }
-        if (error instanceof PaymentError) {
-          if (error.headers !== undefined) reply.headers(error.headers)
-          return sendChallenge(request, reply, serviceName, error.rejection, error.statusCode)
-        }
-        throw error
-      }
+      checkProof(request, reply, serviceName, read).then(answered => { if (!answered) done() }, done)
     }
   }
 

@@ -41,10 +41,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     // Before validation and payment: the pattern lets through strings that do not decode to
     // exactly 32 bytes, and nobody should pay to learn that their address is malformed.
-    preValidation: async (request) => {
-      if (!isBase58Address(request.params.address)) {
-        throw validationError([{ in: 'params', path: 'address', message: ADDRESS_PROBLEM }])
-      }
+    // Callback style: a synchronous check needs no promise.
+    preValidation: (request, _reply, done) => {
+      done(isBase58Address(request.params.address) ? undefined : validationError([{ in: 'params', path: 'address', message: ADDRESS_PROBLEM }]))
     }
   }, async (request) => await tokenAnalysis.analyze(address(request.params.address)))
 }
