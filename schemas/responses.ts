@@ -82,7 +82,8 @@ export const HEADERS = {
     'x-ratelimit-remaining': header('requests left in the current window (when rate limiting is on)', { type: 'integer' }),
     'x-ratelimit-reset': header('seconds until the window resets (when rate limiting is on)', { type: 'integer' })
   },
-  receipt: { [PAYMENT_HEADERS.receipt]: header('x402 receipt: base64 JSON { success, transaction, network, payer }') }
+  receipt: { [PAYMENT_HEADERS.receipt]: header('x402 receipt: base64 JSON { success, transaction, network, payer }') },
+  entityTag: { etag: header('entity tag of the body; send it back in If-None-Match to get a 304 while it is current') }
 }
 
 const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.rateLimit }
