@@ -1,4 +1,5 @@
 import { errorBody } from '../errors/error-body.js'
+import { boundedMemo } from '../http/bounded-memo.js'
 import type { PaymentRejection } from './payment-error.js'
 
 // Stands for the resource URL while a requirement is serialised once; split out afterwards.
@@ -61,3 +62,12 @@ export function createChallengeBodies (requirement: ResourceRequirement, payment
 }
 
 export type ChallengeBodies = ReturnType<typeof createChallengeBodies>
+
+/**
+ * For a header that carries the resource URL inside base64 JSON (x402 v2's PAYMENT-REQUIRED), which
+ * cannot be spliced: `make(resourceUrl)` encoded once per URL, for the last `size` URLs. Make one
+ * per service, next to its ChallengeBodies, and drop both when the requirement changes.
+ */
+export function base64JsonPerResource (size: number, make: (resourceUrl: string) => unknown): (resourceUrl: string) => string {
+  return boundedMemo(size, resourceUrl => Buffer.from(JSON.stringify(make(resourceUrl))).toString('base64'))
+}

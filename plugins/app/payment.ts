@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseAsyncHookHandler, onSendAsyncHookHandler, preHandlerHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
@@ -166,7 +166,7 @@ export default fp(async (fastify) => {
   }
 
   // Deliver and redeem together: a 2xx goes out only if this request still holds the claim.
-  const redeemOnSend: onSendAsyncHookHandler = async (request, reply, payload) => {
+  async function redeemOnSend (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const payment = request.payment
     if (payment === undefined || payment.settled) return payload
     if (reply.statusCode < 200 || reply.statusCode >= 300) {
@@ -190,7 +190,7 @@ export default fp(async (fastify) => {
     if (request.payment !== undefined && !request.payment.settled) release(request.payment, 'CLIENT_ABORTED')
   }
 
-  const auditOnResponse: onResponseAsyncHookHandler = async (request, reply) => {
+  async function auditOnResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const payment = request.payment
     if (payment === undefined) return
     if (!payment.settled) release(payment, 'HANDLER_FAILED')
@@ -208,6 +208,17 @@ export default fp(async (fastify) => {
     })
   }
 
+  // Callback style: a request that holds no payment (every 402) ends its hooks synchronously,
+  // without a promise each; one that does takes the asynchronous path above.
+  const redeemHook: onSendHookHandler = (request, reply, payload, done) => {
+    if (request.payment === undefined || request.payment.settled) done(null, payload)
+    else redeemOnSend(request, reply, payload).then(sent => done(null, sent), done)
+  }
+  const auditHook: onResponseHookHandler = (request, reply, done) => {
+    if (request.payment === undefined) done()
+    else auditOnResponse(request, reply).then(() => done(), done)
+  }
+
   // Declared up front, so every request object has the same shape (no property added on the fly).
   fastify.decorateRequest('payment', undefined)
 
@@ -217,9 +228,9 @@ export default fp(async (fastify) => {
     if (serviceName === undefined) return
     if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
     route.preHandler = [...asArray(route.preHandler), gate(serviceName)]
-    route.onSend = [...asArray(route.onSend), redeemOnSend]
+    route.onSend = [...asArray(route.onSend), redeemHook]
     route.onRequestAbort = [...asArray(route.onRequestAbort), releaseOnAbort]
-    route.onResponse = [...asArray(route.onResponse), auditOnResponse]
+    route.onResponse = [...asArray(route.onResponse), auditHook]
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})
