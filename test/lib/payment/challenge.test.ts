@@ -33,10 +33,10 @@ t.test('the spliced challenge is byte for byte the body JSON.stringify makes', a
     'http://h/\u2028line\u0001control/ünï',
     ''
   ]
-  for (const resource of resources) {
+  for (const [i, resource] of resources.entries()) {
     for (const requestId of ['a1b2c3d4e5f6-1f', 'caller.id:with-dashes_1']) {
       const body = bodies.paymentRequired(requestId, resource)
-      t.equal(body, stringified(requestId, resource), `${requestId} ${JSON.stringify(resource)}`)
+      t.equal(body, stringified(requestId, resource), `resource ${i}, request id ${requestId}`)
       t.equal(JSON.parse(body).accepts[0].resource, resource)
     }
   }
