@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { IncomingMessage } from 'node:http'
-import type { DestinationStream } from 'pino'
+import type { DestinationStream, Logger } from 'pino'
+import { LazyChildLogger } from './lib/logging/lazy-child-logger.js'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import crossOrigin from './plugins/app/cross-origin.js'
@@ -30,6 +31,23 @@ function trustHops (hops: number) {
   return (_address: string, hop: number) => hop < hops
 }
 
+/**
+ * One log line per request, when it completes (with the request, the status and the time taken),
+ * instead of Fastify's two ("incoming request" and "request completed"): half the logging cost
+ * at info. Below info nothing is built at all.
+ */
+const LOGS_INFO = new Set(['trace', 'debug', 'info'])
+
+class OneLinePerRequest extends LogController {
+  override incomingRequest (): void {}
+
+  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const log = reply.log
+    if (error) log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
+    else if (LOGS_INFO.has(log.level)) log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+  }
+}
+
 /** Options of the Fastify instance, shared by server.ts and the tests. */
 export function serverOptions (config: Config, logStream?: DestinationStream): FastifyServerOptions {
   return {
@@ -38,6 +56,8 @@ export function serverOptions (config: Config, logStream?: DestinationStream): F
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
       ...(logStream === undefined ? {} : { stream: logStream })
     },
+    logController: new OneLinePerRequest(),
+    childLoggerFactory: (logger, bindings, options) => new LazyChildLogger(logger as Logger, bindings, options) as unknown as FastifyBaseLogger,
     genReqId: (request: IncomingMessage) => requestIdOf(request.headers),
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,

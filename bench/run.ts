@@ -108,8 +108,8 @@ async function withPeers<T> (bench: Bench, manifest: string, work: (peers: Recor
 
 /**
  * Manifest and 402 challenge beside bare Fastify answering the identical bytes and beside the
- * official x402 middleware for Express and Hono (all loaded in the same rotating rounds), then the
- * manifest again with LOG_LEVEL=info, then the service's memory over 100k challenges.
+ * official x402 middleware for Express and Hono (all loaded in the same rotating rounds), then both
+ * again with LOG_LEVEL=info, then the service's memory over 100k challenges.
  */
 async function measureHttp (bench: Bench, service: BenchProcess) {
   const manifestAnswer = await answerOf(`${service.url}${MANIFEST_PATH}`, 200)
@@ -130,12 +130,15 @@ async function measureHttp (bench: Bench, service: BenchProcess) {
       }
       return { manifest, challenge }
     })
-    progress(`GET ${MANIFEST_PATH} with LOG_LEVEL=info vs baseline`)
-    const manifestInfoLogging = await stopAfter(await bench.startService('service-info.db', { LOG_LEVEL: 'info' }), async infoService =>
-      await compareWithBaseline(at(infoService, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE))
+    // The level operators run (LOG_LEVEL's default): one log line per request, written to a file.
+    progress(`GET ${MANIFEST_PATH} and the 402 challenge with LOG_LEVEL=info vs baseline`)
+    const { manifestInfoLogging, challengeInfoLogging } = await stopAfter(await bench.startService('service-info.db', { LOG_LEVEL: 'info' }), async infoService => ({
+      manifestInfoLogging: await compareWithBaseline(at(infoService, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE),
+      challengeInfoLogging: await compareWithBaseline(at(infoService, CHALLENGE_PATH), at(baseline, '/challenge'), SHAPE)
+    }))
     progress(`memory: resident size of the service before and after ${MEMORY_REQUESTS.toLocaleString('en-US')} more 402 challenges`)
     const memory = await measureMemory(at(service, CHALLENGE_PATH), MEMORY_REQUESTS)
-    return { manifest, challenge, manifestInfoLogging, memory }
+    return { manifest, challenge, manifestInfoLogging, challengeInfoLogging, memory }
   })
 }
 

@@ -51,6 +51,15 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
   })
   // Oldest first, a bounded batch at a time: each row's delete trigger updates the reputation
   // aggregates, so one unbounded delete could hold the event loop for seconds.
+  // The day of a count, as text: computed once per day, not once per request.
+  let day = { start: 0, end: 0, text: '' }
+  function dayOf (at: number): string {
+    if (at < day.start || at >= day.end) {
+      const start = at - (at % DAY_MS)
+      day = { start, end: start + DAY_MS, text: new Date(start).toISOString().slice(0, 10) }
+    }
+    return day.text
+  }
   const pruneBatch = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)')
 
   return {
@@ -73,7 +82,7 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
 
     /** Counts a request that paid nothing: PAYMENT_REQUIRED (no proof) or the code it was refused with. */
     countUnpaid (service, outcome, at = Date.now()) {
-      const day = new Date(at).toISOString().slice(0, 10)
+      const day = dayOf(at)
       const key = `${service} ${day} ${outcome}`
       const pending = pendingUnpaid.get(key)
       if (pending === undefined) pendingUnpaid.set(key, { service, day, outcome, count: 1 })

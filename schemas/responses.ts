@@ -92,7 +92,8 @@ export const HEADERS = {
     [PAYMENT_HEADERS.receipt]: header('x402 v1 receipt (proof headers or X-PAYMENT): base64 JSON { success, transaction, network, payer }'),
     'payment-response': header('x402 v2 receipt (PAYMENT-SIGNATURE): base64 JSON { success, transaction, network (CAIP-2), payer }')
   },
-  paymentRequired: { 'payment-required': header('x402 v2 PaymentRequired, base64 JSON (exact scheme, CAIP-2 network, amount, asset, payTo, extra.feePayer)') }
+  paymentRequired: { 'payment-required': header('x402 v2 PaymentRequired, base64 JSON (exact scheme, CAIP-2 network, amount, asset, payTo, extra.feePayer)') },
+  entityTag: { etag: header('entity tag of the body; send it back in If-None-Match to get a 304 while it is current') }
 }
 
 const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.rateLimit }

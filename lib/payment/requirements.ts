@@ -1,5 +1,6 @@
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidService } from './catalog.js'
 import { PAYMENT_HEADERS } from './headers.js'
+import type { PaymentRejection } from './payment-error.js'
 
 export interface MerchantTerms {
   x402Network: string
@@ -57,6 +58,14 @@ export function paymentRequirement (terms: MerchantTerms, service: PaidService, 
 }
 
 export type PaymentRequirement = ReturnType<typeof paymentRequirement>
+
+/** The refusal of a request that came without a proof: what to pay and which headers to send. */
+export function paymentRequiredRejection (service: PaidService): PaymentRejection {
+  return {
+    code: 'PAYMENT_REQUIRED',
+    message: `Pay ${service.price} base units, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`
+  }
+}
 
 /** The x-payment-response receipt header: base64 JSON, as x402 clients decode it. */
 export function encodeReceipt (receipt: { transaction: string, network: string, payer: string }): string {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseAsyncHookHandler, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
@@ -13,9 +13,10 @@ import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.j
 import { storedResource } from '../../lib/payment/stored-resource.js'
 import { checkWalletSignature } from '../../lib/payment/wallet-signature.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
-import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from '../../lib/payment/requirements.js'
+import { encodeReceipt, paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../../lib/payment/requirements.js'
+import { base64JsonPerResource, createChallengeBodies, type ChallengeBodies } from '../../lib/payment/challenge.js'
 import { publicBaseUrl, requestPath } from '../../lib/http/public-url.js'
-import { encodeHeaderJson, X402_HEADERS } from '../../lib/x402/payment-headers.js'
+import { encodeHeaderJson, readPaymentForm, X402_HEADERS } from '../../lib/x402/payment-headers.js'
 import type { X402Claim } from '../../lib/x402/x402-payments.js'
 import { createX402Gate, type Challenge } from './x402-gate.js'
 
@@ -81,14 +82,18 @@ export default fp(async (fastify) => {
 
   const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS })
 
-  // The requirement of each service is the same for every request but its resource URL; it is
-  // built once, and again only when the recipient token account becomes known.
-  const requirements = new Map<PaidServiceName, { recipientTokenAccount: string | undefined, requirement: PaymentRequirement }>()
+  // A service's challenge is the same for every request but its request id and resource URL: its
+  // body text is made once (lib/payment/challenge.ts), and again only when the recipient token
+  // account becomes known; the v2 PAYMENT-REQUIRED header of a plain challenge is kept per URL.
+  const PAYMENT_REQUIRED_HEADERS_KEPT = 1024
+  interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: ChallengeBodies, paymentRequiredHeader: (url: string) => string }
+  const challenges = new Map<PaidServiceName, ServiceChallenge>()
 
-  function requirementFor (serviceName: PaidServiceName, resource: string): PaymentRequirement {
+  function challengeOf (serviceName: PaidServiceName): ServiceChallenge {
     const recipientTokenAccount = recipient.get()
-    let cached = requirements.get(serviceName)
+    let cached = challenges.get(serviceName)
     if (cached === undefined || cached.recipientTokenAccount !== recipientTokenAccount) {
+      const service = PAID_SERVICES[serviceName]
       const terms: MerchantTerms = {
         x402Network,
         payTo: config.paymentAddress,
@@ -100,96 +105,115 @@ export default fp(async (fastify) => {
         walletSignatureRequired: config.REQUIRE_WALLET_SIGNATURE,
         feePayer: fastify.x402.feePayer.address
       }
-      cached = { recipientTokenAccount, requirement: paymentRequirement(terms, PAID_SERVICES[serviceName], '') }
-      requirements.set(serviceName, cached)
+      const plain = paymentRequiredRejection(service)
+      cached = {
+        recipientTokenAccount,
+        bodies: createChallengeBodies(paymentRequirement(terms, service, ''), plain),
+        paymentRequiredHeader: base64JsonPerResource(PAYMENT_REQUIRED_HEADERS_KEPT, url => fastify.x402.paymentRequired(serviceName, url, plain.message))
+      }
+      challenges.set(serviceName, cached)
     }
-    return { ...cached.requirement, resource }
+    return cached
   }
 
   function resourceUrl (request: FastifyRequest): string {
     return `${publicBaseUrl(request, config.PUBLIC_BASE_URL)}${requestPath(request.url)}`
   }
 
-  // Sent as JSON text of the PaymentRequired model: its open-ended error details make the
-  // schema serializer slower than JSON.stringify on this path, which unpaid traffic hits most.
+  const CHALLENGE_HEADERS = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' }
+
   // The v1 requirements are the body; the PAYMENT-REQUIRED header carries them for x402 v2.
   function challenge (request: FastifyRequest, serviceName: PaidServiceName, rejection: PaymentRejection, statusCode = 402): Challenge {
     const url = resourceUrl(request)
-    const body = {
-      ...errorBody(request, statusCode, rejection.code, rejection.message, rejection.details),
-      x402Version: 1,
-      accepts: [requirementFor(serviceName, url)]
-    }
     return {
       statusCode,
-      headers: {
-        'cache-control': 'no-store',
-        'content-type': 'application/json; charset=utf-8',
-        [X402_HEADERS.paymentRequired]: encodeHeaderJson(fastify.x402.paymentRequired(serviceName, url, rejection.message))
-      },
-      body: JSON.stringify(body)
+      headers: { ...CHALLENGE_HEADERS, [X402_HEADERS.paymentRequired]: encodeHeaderJson(fastify.x402.paymentRequired(serviceName, url, rejection.message)) },
+      body: challengeOf(serviceName).bodies.refused(rejection, statusCode, request.id, url)
     }
   }
 
-  function sendChallenge (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, rejection: PaymentRejection, statusCode = 402) {
-    const answer = challenge(request, serviceName, rejection, statusCode)
+  function sendChallenge (reply: FastifyReply, answer: Challenge) {
     return reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
+  }
+
+  /** The answer to a request without payment: text made once, the request id and URL spliced in. */
+  function sendPaymentRequired (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName) {
+    const url = resourceUrl(request)
+    const { bodies, paymentRequiredHeader } = challengeOf(serviceName)
+    reply.code(402).headers(CHALLENGE_HEADERS).header(X402_HEADERS.paymentRequired, paymentRequiredHeader(url)).send(bodies.paymentRequired(request.id, url))
   }
 
   const x402Gate = createX402Gate(fastify, { challenge, failureCode, resourceUrl, beforeVerify: request => failureLimit.check(request.ip) })
 
-  function gate (serviceName: PaidServiceName): preHandlerAsyncHookHandler {
-    return async function paymentGate (request, reply) {
-      // X-PAYMENT / PAYMENT-SIGNATURE (and a request with several payments) are the x402 gate's.
-      const x402 = await x402Gate.read(request, serviceName)
-      if (x402 !== undefined) {
-        if ('claim' in x402) {
-          const { claim } = x402
-          request.payment = { signature: claim.signature, claimId: claim.claimId, payer: claim.payer, paid: claim.amount, service: serviceName, settled: false, outcome: 'PENDING', flow: claim.flow as 'x402-v1' | 'x402-v2', x402: claim }
-          return
-        }
-        store.audit.countUnpaid(serviceName, x402.code)
-        failureLimit.record(request.ip, x402.code)
-        return reply.code(x402.refusal.statusCode).headers(x402.refusal.headers).send(x402.refusal.body)
+  /** An X-PAYMENT / PAYMENT-SIGNATURE payment (or several payments at once): true when it answered itself. */
+  async function checkX402 (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName): Promise<boolean> {
+    const x402 = await x402Gate.read(request, serviceName)
+    if (x402 === undefined) return await checkProof(request, reply, serviceName)
+    if ('claim' in x402) {
+      const { claim } = x402
+      request.payment = { signature: claim.signature, claimId: claim.claimId, payer: claim.payer, paid: claim.amount, service: serviceName, settled: false, outcome: 'PENDING', flow: claim.flow as 'x402-v1' | 'x402-v2', x402: claim }
+      return false
+    }
+    store.audit.countUnpaid(serviceName, x402.code)
+    failureLimit.record(request.ip, x402.code)
+    sendChallenge(reply, x402.refusal)
+    return true
+  }
+
+  /** Verifies seed proof headers and claims the proof; true when it answered (a challenge) itself. */
+  async function checkProof (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName): Promise<boolean> {
+    const read = readPaymentProof(request.headers)
+    const refuse = (rejection: PaymentRejection, statusCode = 402) => {
+      sendChallenge(reply, challenge(request, serviceName, rejection, statusCode))
+      return true
+    }
+    if ('absent' in read) {
+      sendPaymentRequired(request, reply, serviceName)
+      return true
+    }
+    // Refusals before a claim name no payment the merchant can verify: counted, not stored.
+    if ('rejection' in read) {
+      store.audit.countUnpaid(serviceName, read.rejection.code)
+      failureLimit.record(request.ip, read.rejection.code)
+      return refuse(read.rejection)
+    }
+    failureLimit.check(request.ip)
+    const header = request.headers[PAYMENT_HEADERS.walletSignature]
+    const binding = await checkWalletSignature(Array.isArray(header) ? header[0] : header, read.proof,
+      { method: request.method, path: requestPath(request.url).split('?')[0] }, config.REQUIRE_WALLET_SIGNATURE)
+    if (binding !== undefined) {
+      store.audit.countUnpaid(serviceName, binding.code)
+      failureLimit.record(request.ip, binding.code)
+      return refuse(binding)
+    }
+    try {
+      const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], storedResource(resourceUrl(request)))
+      request.payment = { ...claimed, settled: false, outcome: 'PENDING', flow: 'proof' }
+      return false
+    } catch (error) {
+      if (isAppError(error)) {
+        store.audit.countUnpaid(serviceName, error.code)
+        failureLimit.record(request.ip, error.code)
       }
-      const read = readPaymentProof(request.headers)
+      if (error instanceof PaymentError) {
+        if (error.headers !== undefined) reply.headers(error.headers)
+        return refuse(error.rejection, error.statusCode)
+      }
+      throw error
+    }
+  }
+
+  // Callback style: a request without any payment header (the flood unpaid traffic is) is answered
+  // synchronously, with no promise; only a payment goes through the asynchronous checks.
+  function gate (serviceName: PaidServiceName): preHandlerHookHandler {
+    return function paymentGate (request, reply, done) {
       // HEAD never verifies, claims or spends anything: it answers like an unpaid GET.
-      if ('absent' in read || request.method === 'HEAD') {
+      if (request.method === 'HEAD' || readPaymentForm(request.headers).kind === 'none') {
         store.audit.countUnpaid(serviceName, 'PAYMENT_REQUIRED')
-        return sendChallenge(request, reply, serviceName, {
-          code: 'PAYMENT_REQUIRED',
-          message: `Pay ${PAID_SERVICES[serviceName].price} base units, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`
-        })
+        sendPaymentRequired(request, reply, serviceName)
+        return
       }
-      // Refusals before a claim name no payment the merchant can verify: counted, not stored.
-      if ('rejection' in read) {
-        store.audit.countUnpaid(serviceName, read.rejection.code)
-        failureLimit.record(request.ip, read.rejection.code)
-        return sendChallenge(request, reply, serviceName, read.rejection)
-      }
-      failureLimit.check(request.ip)
-      const header = request.headers[PAYMENT_HEADERS.walletSignature]
-      const binding = await checkWalletSignature(Array.isArray(header) ? header[0] : header, read.proof,
-        { method: request.method, path: requestPath(request.url).split('?')[0] }, config.REQUIRE_WALLET_SIGNATURE)
-      if (binding !== undefined) {
-        store.audit.countUnpaid(serviceName, binding.code)
-        failureLimit.record(request.ip, binding.code)
-        return sendChallenge(request, reply, serviceName, binding)
-      }
-      try {
-        const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], storedResource(resourceUrl(request)))
-        request.payment = { ...claimed, settled: false, outcome: 'PENDING', flow: 'proof' }
-      } catch (error) {
-        if (isAppError(error)) {
-          store.audit.countUnpaid(serviceName, error.code)
-          failureLimit.record(request.ip, error.code)
-        }
-        if (error instanceof PaymentError) {
-          if (error.headers !== undefined) reply.headers(error.headers)
-          return sendChallenge(request, reply, serviceName, error.rejection, error.statusCode)
-        }
-        throw error
-      }
+      checkX402(request, reply, serviceName).then(answered => { if (!answered) done() }, done)
     }
   }
 
@@ -207,7 +231,7 @@ export default fp(async (fastify) => {
   }
 
   // Deliver and redeem together: a 2xx goes out only if this request still holds the claim.
-  const redeemOnSend: onSendAsyncHookHandler = async (request, reply, payload) => {
+  async function redeemOnSend (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const payment = request.payment
     // x402 payments were settled (or released) by the x402 gate's onSend hook before this one.
     if (payment === undefined || payment.settled || payment.flow !== 'proof') return payload
@@ -245,7 +269,7 @@ export default fp(async (fastify) => {
     if (request.payment !== undefined && !request.payment.settled && request.payment.settling !== true) await release(request, request.payment, 'CLIENT_ABORTED')
   }
 
-  const auditOnResponse: onResponseAsyncHookHandler = async (request, reply) => {
+  async function auditOnResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const payment = request.payment
     if (payment === undefined) return
     if (!payment.settled && payment.settling !== true) await release(request, payment, 'HANDLER_FAILED')
@@ -264,6 +288,21 @@ export default fp(async (fastify) => {
     }).catch((error: unknown) => request.log.error({ error: loggableError(error), signature: payment.signature, outcome: payment.outcome }, 'audit row not written'))
   }
 
+  // Callback style: a request that holds no payment (every 402) ends its hooks synchronously,
+  // without a promise each; one that does takes the asynchronous path above.
+  const settleHook: onSendHookHandler = (request, reply, payload, done) => {
+    if (request.payment === undefined || request.payment.settled) done(null, payload)
+    else x402Gate.settleOnSend.call(fastify, request, reply, payload).then(sent => done(null, sent), done)
+  }
+  const redeemHook: onSendHookHandler = (request, reply, payload, done) => {
+    if (request.payment === undefined || request.payment.settled) done(null, payload)
+    else redeemOnSend(request, reply, payload).then(sent => done(null, sent), done)
+  }
+  const auditHook: onResponseHookHandler = (request, reply, done) => {
+    if (request.payment === undefined) done()
+    else auditOnResponse(request, reply).then(() => done(), done)
+  }
+
   // Declared up front, so every request object has the same shape (no property added on the fly).
   fastify.decorateRequest('payment', undefined)
 
@@ -273,9 +312,9 @@ export default fp(async (fastify) => {
     if (serviceName === undefined) return
     if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
     route.preHandler = [...asArray(route.preHandler), gate(serviceName)]
-    route.onSend = [...asArray(route.onSend), x402Gate.settleOnSend, redeemOnSend]
+    route.onSend = [...asArray(route.onSend), settleHook, redeemHook]
     route.onRequestAbort = [...asArray(route.onRequestAbort), releaseOnAbort]
-    route.onResponse = [...asArray(route.onResponse), auditOnResponse]
+    route.onResponse = [...asArray(route.onResponse), auditHook]
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { cpuPerRequest, judge, median, medianRatio, mergeRounds, mergeSamples, percentile, summarize, unexpectedResponses, type LoadFigures } from '../../bench/figures.js'
+import { memoryGrowthPercent } from '../../bench/report.js'
 
 const round = (requests: number, seconds: number, p50: number, serverCpuSeconds: number): LoadFigures => ({
   requestsPerSecond: requests / seconds,
@@ -59,4 +60,10 @@ t.test('ratios between servers are the median of the per-round ratios', async t 
     { target: round(1000, 1, 1, 0), other: round(1000, 1, 1, 0) }
   ]
   t.equal(medianRatio(rounds), 0.9, 'one disturbed round (0.4) does not drag the ratio down')
+})
+
+t.test('memory growth is judged on the highest sample, not on the last', async t => {
+  const memory = { requests: 100_000, rssBeforeMb: 100, rssSamplesMb: [104, 112, 103, 101], rssAfterMb: 101, rssPeakMb: 112 }
+  t.equal(memoryGrowthPercent(memory), 12)
+  t.equal(memoryGrowthPercent({ ...memory, rssSamplesMb: [100, 100, 100, 100], rssAfterMb: 100, rssPeakMb: 100 }), 0)
 })

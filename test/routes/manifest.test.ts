@@ -54,3 +54,41 @@ t.test('without PUBLIC_BASE_URL the URLs come from the request', async (t) => {
   t.equal(body.reputation_url, 'http://agent.local:8080/reputation')
   t.equal(body.openapi_url, 'http://agent.local:8080/openapi.json')
 })
+
+t.test('the manifest carries an ETag; If-None-Match with it is a 304 without a body', async (t) => {
+  const app = await build(t, { PAYMENT_ADDRESS, PUBLIC_BASE_URL: 'https://merchant.example' })
+  const first = await app.inject('/.well-known/agent.json')
+  t.equal(first.statusCode, 200)
+  const tag = first.headers.etag as string
+  t.match(tag, /^"[\w-]{43}"$/)
+  t.equal(first.headers['cache-control'], 'no-cache', 'stored copies are revalidated')
+  t.equal(first.headers['content-type'], 'application/json; charset=utf-8')
+  const again = await app.inject('/.well-known/agent.json')
+  t.equal(again.body, first.body, 'the same bytes')
+  t.equal(again.headers.etag, tag)
+
+  const notModified = await app.inject({ url: '/.well-known/agent.json', headers: { 'if-none-match': `"old", W/${tag}` } })
+  t.equal(notModified.statusCode, 304)
+  t.equal(notModified.body, '')
+  t.equal(notModified.headers.etag, tag)
+  t.equal(notModified.headers['x-content-type-options'], 'nosniff', 'the fixed headers too')
+  t.ok(notModified.headers['x-request-id'])
+
+  const stale = await app.inject({ url: '/.well-known/agent.json', headers: { 'if-none-match': '"old"' } })
+  t.equal(stale.statusCode, 200)
+  t.same(stale.json(), first.json())
+})
+
+t.test('each base URL has its own manifest text and tag; many hosts do not grow it without bound', async (t) => {
+  const app = await build(t, { PAYMENT_ADDRESS })
+  const at = async (host: string) => await app.inject({ url: '/.well-known/agent.json', headers: { host } })
+  const a = await at('a.example')
+  const b = await at('b.example:8080')
+  t.equal(a.json().registry_url, 'http://a.example/registry')
+  t.equal(b.json().registry_url, 'http://b.example:8080/registry')
+  t.not(a.headers.etag, b.headers.etag)
+  for (let i = 0; i < 200; i++) t.equal((await at(`host-${i}.example`)).json().openapi_url, `http://host-${i}.example/openapi.json`)
+  const aAgain = await at('a.example')
+  t.equal(aAgain.body, a.body, 'rebuilt the same after the cache was emptied')
+  t.equal(aAgain.headers.etag, a.headers.etag)
+})

@@ -1,0 +1,73 @@
+import { errorBody } from '../errors/error-body.js'
+import { boundedMemo } from '../http/bounded-memo.js'
+import type { PaymentRejection } from './payment-error.js'
+
+// Stands for the resource URL while a requirement is serialised once; split out afterwards.
+const RESOURCE_MARK = '\u0000resource\u0000'
+const RESOURCE_MARK_JSON = JSON.stringify(RESOURCE_MARK)
+
+/** One x402 payment requirement of a service: the same for every request but its `resource`. */
+export interface ResourceRequirement {
+  resource: string
+}
+
+/**
+ * The JSON text of a requirement cut around its resource URL: `prefix + JSON(url) + suffix`.
+ * Serialised once per service (and again only when the requirement changes).
+ */
+export interface SplicedJson {
+  prefix: string
+  suffix: string
+}
+
+/** Serialises `value` once with a mark in place of the resource URL and cuts the text there. */
+export function spliceAroundResource<T extends ResourceRequirement> (value: T): SplicedJson {
+  const text = JSON.stringify({ ...value, resource: RESOURCE_MARK })
+  const at = text.indexOf(RESOURCE_MARK_JSON)
+  if (at === -1 || text.indexOf(RESOURCE_MARK_JSON, at + 1) !== -1) throw new Error('the requirement must hold its resource URL exactly once')
+  return { prefix: text.slice(0, at), suffix: text.slice(at + RESOURCE_MARK_JSON.length) }
+}
+
+/** The error-shape head of a challenge, `{"statusCode":...,"code":"..."` without the request id. */
+function headOf (rejection: PaymentRejection, statusCode: number): string {
+  const { requestId, ...head } = errorBody({ id: '' }, statusCode, rejection.code, rejection.message, rejection.details)
+  const text = JSON.stringify(head)
+  return text.slice(0, -1)
+}
+
+/**
+ * The 402 challenge bodies of one paid service: the error shape (with the request id) plus the
+ * x402 v1 fields, `{...error, "x402Version":1, "accepts":[requirement]}`. Everything but the
+ * request id and the resource URL is text made once: a challenge costs two JSON string escapes
+ * and a concatenation, not a serialisation of the whole body. The plain no-proof head is kept;
+ * other rejections (rare: they follow a malformed or failed proof) build their head per call.
+ */
+export function createChallengeBodies (requirement: ResourceRequirement, paymentRequired: PaymentRejection) {
+  const { prefix, suffix } = spliceAroundResource(requirement)
+  const accepts = `,"x402Version":1,"accepts":[${prefix}`
+  const close = `${suffix}]}`
+  const plainHead = headOf(paymentRequired, 402)
+
+  function body (head: string, requestId: string, resourceUrl: string): string {
+    return `${head},"requestId":${JSON.stringify(requestId)}${accepts}${JSON.stringify(resourceUrl)}${close}`
+  }
+
+  return {
+    /** The answer to a request without a proof. */
+    paymentRequired: (requestId: string, resourceUrl: string): string => body(plainHead, requestId, resourceUrl),
+    /** The answer to a refused proof: its code, message and details, with the requirements again. */
+    refused: (rejection: PaymentRejection, statusCode: number, requestId: string, resourceUrl: string): string =>
+      body(headOf(rejection, statusCode), requestId, resourceUrl)
+  }
+}
+
+export type ChallengeBodies = ReturnType<typeof createChallengeBodies>
+
+/**
+ * For a header that carries the resource URL inside base64 JSON (x402 v2's PAYMENT-REQUIRED), which
+ * cannot be spliced: `make(resourceUrl)` encoded once per URL, for the last `size` URLs. Make one
+ * per service, next to its ChallengeBodies, and drop both when the requirement changes.
+ */
+export function base64JsonPerResource (size: number, make: (resourceUrl: string) => unknown): (resourceUrl: string) => string {
+  return boundedMemo(size, resourceUrl => Buffer.from(JSON.stringify(make(resourceUrl))).toString('base64'))
+}

@@ -1,0 +1,80 @@
+import t from 'tap'
+import { errorBody } from '../../../lib/errors/error-body.js'
+import { PAID_SERVICES } from '../../../lib/payment/catalog.js'
+import { base64JsonPerResource, createChallengeBodies, spliceAroundResource } from '../../../lib/payment/challenge.js'
+import { paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../../../lib/payment/requirements.js'
+
+const TERMS: MerchantTerms = {
+  x402Network: 'solana-devnet',
+  payTo: 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx',
+  mint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+  symbol: 'USDC',
+  label: 'Test "Merchant" \\ ünïcode',
+  maxAgeSeconds: 900,
+  recipientTokenAccount: 'Hry8FWC2WjuCHGyiz9tD2HduLXSXLUQMA36FVmny6sTB',
+  walletSignatureRequired: false
+}
+const service = PAID_SERVICES['analyze-token']
+
+/** What the challenge was before it was spliced: the whole body through JSON.stringify. */
+function stringified (requestId: string, resource: string, rejection = paymentRequiredRejection(service), statusCode = 402): string {
+  return JSON.stringify({
+    ...errorBody({ id: requestId }, statusCode, rejection.code, rejection.message, rejection.details),
+    x402Version: 1,
+    accepts: [paymentRequirement(TERMS, service, resource)]
+  })
+}
+
+t.test('the spliced challenge is byte for byte the body JSON.stringify makes', async t => {
+  const bodies = createChallengeBodies(paymentRequirement(TERMS, service, ''), paymentRequiredRejection(service))
+  const resources = [
+    'http://127.0.0.1:3000/api/analyze-token/So11111111111111111111111111111111111111112',
+    'https://merchant.example/api/analyze-token/x?q="quoted"&b=\\back\\slash',
+    'http://h/\u2028line\u0001control/ünï',
+    ''
+  ]
+  for (const [i, resource] of resources.entries()) {
+    for (const requestId of ['a1b2c3d4e5f6-1f', 'caller.id:with-dashes_1']) {
+      const body = bodies.paymentRequired(requestId, resource)
+      t.equal(body, stringified(requestId, resource), `resource ${i}, request id ${requestId}`)
+      t.equal(JSON.parse(body).accepts[0].resource, resource)
+    }
+  }
+})
+
+t.test('refusals keep their code, message, details and status, with the requirements again', async t => {
+  const bodies = createChallengeBodies(paymentRequirement(TERMS, service, ''), paymentRequiredRejection(service))
+  const resource = 'http://merchant.example/api/analyze-token/abc'
+  const refusals = [
+    { rejection: { code: 'INVALID_PAYMENT_HEADER' as const, message: 'x-payment-wallet is missing', details: { invalidHeaders: ['x-payment-wallet'] } }, statusCode: 402 },
+    { rejection: { code: 'PAYMENT_IN_PROGRESS' as const, message: 'being verified', details: { retryAfterSeconds: 2 } }, statusCode: 409 },
+    { rejection: { code: 'PAYMENT_NOT_FOUND' as const, message: 'no such "transaction"' }, statusCode: 402 }
+  ]
+  for (const { rejection, statusCode } of refusals) {
+    const body = bodies.refused(rejection, statusCode, 'req-7', resource)
+    t.equal(body, stringified('req-7', resource, rejection, statusCode), rejection.code)
+    t.match(JSON.parse(body), { statusCode, code: rejection.code, requestId: 'req-7', x402Version: 1, accepts: [{ resource }] })
+  }
+})
+
+t.test('a requirement must hold its resource exactly once to be spliced', async t => {
+  const requirement = paymentRequirement(TERMS, service, '')
+  const { prefix, suffix } = spliceAroundResource(requirement)
+  t.equal(`${prefix}"u"${suffix}`, JSON.stringify({ ...requirement, resource: 'u' }))
+  // Fields added later (a fee payer, say) travel in the prefix or the suffix.
+  const withFeePayer = { ...requirement, extra: { ...requirement.extra, feePayer: TERMS.payTo } }
+  const spliced = spliceAroundResource(withFeePayer)
+  t.same(JSON.parse(`${spliced.prefix}"u"${spliced.suffix}`), { ...withFeePayer, resource: 'u' })
+  t.throws(() => spliceAroundResource({ resource: '', copy: '\u0000resource\u0000' }), /exactly once/)
+})
+
+t.test('a base64 JSON header per resource URL is made once per URL and decodes to what was made', async t => {
+  let made = 0
+  const header = base64JsonPerResource(2, url => { made++; return { x402Version: 2, resource: { url } } })
+  const url = 'https://merchant.example/api/analyze-token/abc'
+  t.same(JSON.parse(Buffer.from(header(url), 'base64').toString()), { x402Version: 2, resource: { url } })
+  header(url)
+  t.equal(made, 1)
+  header('a'); header('b'); header(url)
+  t.equal(made, 4, 'bounded: older URLs are made again')
+})
