@@ -3,6 +3,7 @@ import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
 import type { AgentFilters, RegistryKey, RegistryRepository, ScanState } from '../../db/registry-repository.js'
 import { IncompleteChainReadError, type RegistryScanner } from './registry-scanner.js'
 import { loggableError } from '../errors/loggable-error.js'
+import { publishRegistryRefresh } from '../metrics/events.js'
 
 const MAX_CACHED_LISTINGS = 64
 
@@ -50,11 +51,13 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
       try {
         const report = await scanner.scan(new Date(startedAt).toISOString(), shutdown.signal)
         lastFailure = undefined
+        publishRegistryRefresh({ outcome: 'ok', durationMs: now() - startedAt })
         const details = { ...report, ms: now() - startedAt }
         if (report.listed > 0) log.info(details, 'registry read from the chain')
         else log.debug(details, 'registry read from the chain: nothing new')
       } catch (error) {
         lastFailure = { at: now(), error }
+        publishRegistryRefresh({ outcome: 'failed', durationMs: now() - startedAt })
         if (isChainReadFailure(error)) log.warn({ error: loggableError(error) }, 'registry chain read failed; serving the stored listing')
         else log.error({ error: loggableError(error) }, 'registry chain read failed')
       } finally {
