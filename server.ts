@@ -52,6 +52,8 @@ async function start () {
 
   const closer = closeWithGrace({
     delay: deadlineMs,
+    // SIGUSR2 reopens the log file; close-with-grace would otherwise treat it as a stop signal.
+    skip: ['SIGUSR2'],
     logger: false,
     onTimeout: () => server.log.error({ deadlineMs }, 'shutdown did not finish in time; exiting'),
     onSecondSignal: (signal: string) => server.log.error({ signal }, 'second signal during shutdown; exiting now')

@@ -72,13 +72,13 @@ export function resolveCloseGrace (configured: number | undefined, phases: Grace
 
 /**
  * Under PM2 the worker's environment carries the app's kill_timeout: PM2 sends SIGKILL when it
- * runs out, so it must outlast the grace, or the drain is cut short.
+ * runs out, so it must outlast the shutdown's deadline (grace + SHUTDOWN_TAIL_MS), or the drain is cut short.
  */
-export function killTimeoutProblem (env: NodeJS.ProcessEnv, closeGraceMs: number): string | undefined {
+export function killTimeoutProblem (env: NodeJS.ProcessEnv, deadlineMs: number): string | undefined {
   if (env.pm_id === undefined || env.kill_timeout === undefined) return undefined
   const killTimeout = Number(env.kill_timeout)
-  if (!Number.isFinite(killTimeout) || killTimeout > closeGraceMs) return undefined
-  return `PM2 kill_timeout (${killTimeout} ms) must be longer than the close grace (${closeGraceMs} ms), ` +
+  if (!Number.isFinite(killTimeout) || killTimeout > deadlineMs) return undefined
+  return `PM2 kill_timeout (${killTimeout} ms) must be longer than the close grace and the steps after it (${deadlineMs} ms), ` +
     'or PM2 kills workers before in-flight requests finish; raise kill_timeout (KILL_TIMEOUT_MS for ecosystem.config.cjs) or lower CLOSE_GRACE_MS'
 }
 

@@ -44,7 +44,7 @@ export function createRpcClient (url: string, timeoutMs: number, role = 'payment
     }
     return envelope
   }) as RpcTransport
-  // Every call is reported (method, outcome, time) for metrics; nothing is done when nobody listens.
+  // Every call is reported (method, outcome, time) for metrics; publishing is skipped when nobody listens.
   const transport = (async (config) => {
     const startedAt = performance.now()
     const method = String((config.payload as { method?: unknown }).method)

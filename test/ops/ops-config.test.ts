@@ -37,7 +37,7 @@ t.test('under PM2, kill_timeout must outlast the grace and the steps after it', 
   const deadline = 31_000 + SHUTDOWN_TAIL_MS
   t.equal(killTimeoutProblem({}, deadline), undefined, 'not under PM2')
   t.equal(killTimeoutProblem({ pm_id: '0', kill_timeout: '40000' }, deadline), undefined)
-  t.match(killTimeoutProblem({ pm_id: '0', kill_timeout: '5000' }, deadline), /^PM2 kill_timeout \(5000 ms\) must be longer than the close grace \(34000 ms\)/)
+  t.match(killTimeoutProblem({ pm_id: '0', kill_timeout: '5000' }, deadline), /^PM2 kill_timeout \(5000 ms\) must be longer than the close grace and the steps after it \(34000 ms\)/)
 })
 
 t.test('metrics are off by default and never public', async (t) => {
