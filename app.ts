@@ -18,6 +18,8 @@ import store from './plugins/app/store.js'
 import tokenAnalysis from './plugins/app/token-analysis.js'
 import rateLimit from './plugins/external/rate-limit.js'
 import sensible from './plugins/external/sensible.js'
+import shutdown from './plugins/app/shutdown.js'
+import metrics from './plugins/app/metrics.js'
 import swagger from './plugins/external/swagger.js'
 import analyzeTokenRoutes from './routes/api/analyze-token/index.js'
 import fetchPriceRoutes from './routes/api/fetch-price/index.js'
@@ -69,7 +71,9 @@ export function serverOptions (config: Config, logStream?: DestinationStream): F
     connectionTimeout: 60_000,
     requestTimeout: 30_000,
     keepAliveTimeout: 72_000,
-    return503OnClosing: true,
+    // server.ts drains before it closes: requests on kept-alive connections are answered, with
+    // `Connection: close`, rather than refused (lib/http/connection-drain.ts).
+    return503OnClosing: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } }
   }
 }
@@ -91,6 +95,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(swagger)
 
   await fastify.register(store)
+  await fastify.register(shutdown)
   await fastify.register(solanaRpc)
   await fastify.register(x402)
   await fastify.register(payment)
@@ -98,6 +103,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(tokenAnalysis)
   await fastify.register(registry)
   await fastify.register(reputation)
+  // After the payment gate (its hooks run first, so payment outcomes are final) and before the routes it counts.
+  await fastify.register(metrics)
 
   // One folder per URL area; the prefix is the folder's place in the URL.
   await fastify.register(manifestRoutes, { prefix: '/.well-known' })

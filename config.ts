@@ -7,6 +7,7 @@ import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks
 import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
 import { defaultX402Network, X402_NETWORK_NAMES, type X402NetworkName } from './lib/x402/networks.js'
 import { isPostgresUrl } from './db/database-url.js'
+import { paidRequestPhases, resolveCloseGrace } from './lib/ops/shutdown-grace.js'
 
 /**
  * The registry everyone on the defaults shares: a program-derived address of the memo program
@@ -86,7 +87,16 @@ export const ConfigSchema = Type.Object({
   X402_FEE_PAYER_KEYPAIR_PATH: Type.Optional(Type.String({ minLength: 1, description: 'keypair file (solana-keygen JSON, mode 0600) that co-signs x402 payments and pays their fees; MERCHANT_KEYPAIR_PATH when unset' })),
   X402_FEE_PAYER_MIN_LAMPORTS: Int(0, Number.MAX_SAFE_INTEGER, 10_000_000, 'fee payer balance below which a warning is logged and /health/ready shows fee_payer "low"'),
   X402_SETTLEMENT_TIMEOUT_MS: Int(100, 120_000, 30_000, 'how long an x402 settlement waits for confirmation before answering 503 pending'),
-  CLOSE_GRACE_MS: Int(100, 60_000, 3000, 'time in-flight requests get to finish on shutdown')
+  CLOSE_GRACE_MS: Type.Optional(Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    description: 'time in-flight requests get to finish on shutdown; derived from the timeouts when unset, refused when shorter than the longest paid request'
+  })),
+  LOG_FILE: Type.Optional(Type.String({ minLength: 1, description: 'write logs to this file (asynchronously, reopened on SIGUSR2) instead of stdout' })),
+  METRICS_ENABLED: Type.Boolean({ default: false, description: 'serve Prometheus metrics at /metrics' }),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'serve /metrics on this port (on METRICS_HOST) instead of the main one' })),
+  METRICS_HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'interface of METRICS_PORT' }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'bearer token /metrics requires' }))
 }, { additionalProperties: true })
 
 const DEFAULTS = { REGISTRY_ADDRESS: DEFAULT_REGISTRY_ADDRESS, PRICE_API_URL: 'https://lite-api.jup.ag' }
@@ -111,6 +121,12 @@ export type Config = EnvConfig & {
   x402Network: X402NetworkName
   /** The x402 fee payer's keypair file. */
   feePayerKeypairPath: string
+  /** CLOSE_GRACE_MS, or the grace derived from the timeouts when it is unset. */
+  closeGraceMs: number
+  /** METRICS_PORT plus this worker's PM2 instance number. */
+  metricsPort: number | undefined
+  /** PM2's NODE_APP_INSTANCE: which worker this is, when several run. */
+  workerInstance: string | undefined
 }
 
 /** Thrown with one line per problem; server.ts prints them and exits 1. */
@@ -187,6 +203,39 @@ function resolveDataRpc (envConfig: EnvConfig, network: NetworkName, rpcUrl: str
   return { dataNetwork, dataRpcUrl, dataRpcTimeoutMs: envConfig.DATA_RPC_TIMEOUT_MS ?? envConfig.RPC_TIMEOUT_MS }
 }
 
+/** /metrics is never public by default: on its own listener (METRICS_PORT), or behind METRICS_TOKEN. */
+function metricsProblems (envConfig: EnvConfig): string[] {
+  if (!envConfig.METRICS_ENABLED) {
+    return envConfig.METRICS_PORT === undefined && envConfig.METRICS_TOKEN === undefined ? [] : ['METRICS_ENABLED: METRICS_PORT or METRICS_TOKEN is set, but METRICS_ENABLED is not true']
+  }
+  if (envConfig.METRICS_PORT === undefined && envConfig.METRICS_TOKEN === undefined) {
+    return ['METRICS_ENABLED: set METRICS_PORT (a listener of its own, on METRICS_HOST) or METRICS_TOKEN (on the main port, for bearers of the token), so metrics are not public']
+  }
+  return []
+}
+
+/**
+ * The metrics port of this process: under PM2 each worker (NODE_APP_INSTANCE 0, 1, …) listens on
+ * METRICS_PORT plus its number, so every worker can be scraped on its own.
+ */
+function metricsPortOf (envConfig: EnvConfig, env: NodeJS.ProcessEnv): number | undefined {
+  if (envConfig.METRICS_PORT === undefined || envConfig.METRICS_PORT === 0) return envConfig.METRICS_PORT
+  const instance = Number(env.NODE_APP_INSTANCE ?? 0)
+  return envConfig.METRICS_PORT + (Number.isInteger(instance) && instance >= 0 ? instance : 0)
+}
+
+/** The shutdown grace: CLOSE_GRACE_MS when it covers the longest paid request, derived from the timeouts when unset. */
+function closeGraceOf (envConfig: EnvConfig, data: DataRpc) {
+  const phases = paidRequestPhases({
+    rpcTimeoutMs: envConfig.RPC_TIMEOUT_MS,
+    notFoundWaitMs: envConfig.PAYMENT_NOT_FOUND_WAIT_MS,
+    upstreamTimeoutMs: envConfig.UPSTREAM_TIMEOUT_MS,
+    dataRpcTimeoutMs: data.dataRpcTimeoutMs,
+    settlementTimeoutMs: envConfig.X402_SETTLEMENT_TIMEOUT_MS
+  })
+  return resolveCloseGrace(envConfig.CLOSE_GRACE_MS, phases)
+}
+
 /** Reads environment variables (empty strings count as unset), validates them and resolves the merchant address. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = { ...DEFAULTS }
@@ -207,6 +256,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   }
   const data = resolveDataRpc(envConfig, network, rpcUrl)
   if ('problem' in data && data.problem !== undefined) problems.push(data.problem)
+  const grace = problems.length > 0 ? { ms: 0 } : closeGraceOf(envConfig, data as DataRpc)
+  if ('problem' in grace) problems.push(grace.problem)
+  problems.push(...metricsProblems(envConfig))
   if (problems.length > 0) throw new ConfigError(problems)
 
   let paymentAddress = envConfig.PAYMENT_ADDRESS
@@ -232,6 +284,9 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     merchantKeypairCreated,
     x402Network: (envConfig.X402_NETWORK ?? defaultX402Network(network)) as X402NetworkName,
     feePayerKeypairPath: envConfig.X402_FEE_PAYER_KEYPAIR_PATH ?? envConfig.MERCHANT_KEYPAIR_PATH,
+    closeGraceMs: (grace as { ms: number }).ms,
+    metricsPort: metricsPortOf(envConfig, env),
+    workerInstance: env.NODE_APP_INSTANCE,
     trustProxy: trustProxySetting(envConfig.TRUST_PROXY) as false | number | string
   }
 }

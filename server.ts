@@ -4,6 +4,14 @@ import fp from 'fastify-plugin'
 import { existsSync } from 'node:fs'
 import app, { serverOptions } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
+import { gracefulStop } from './lib/ops/graceful-stop.js'
+import { createLogDestination } from './lib/ops/log-destination.js'
+import { killTimeoutProblem, SHUTDOWN_TAIL_MS } from './lib/ops/shutdown-grace.js'
+
+function exitWithProblem (message: string): never {
+  process.stderr.write(`token-merchant: ${message}\n`)
+  process.exit(1)
+}
 
 /** Reads .env when present (variables already set win), then validates; bad config exits 1 with one line per problem. */
 function configFromEnvironment (): Config {
@@ -11,17 +19,24 @@ function configFromEnvironment (): Config {
   try {
     return loadConfig(process.env)
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`token-merchant: ${error.message}\n`)
-      process.exit(1)
-    }
+    if (error instanceof ConfigError) exitWithProblem(error.message)
     throw error
   }
 }
 
+/** PM2 sends these over IPC: 'shutdown' (shutdown_with_message) and `pm2 reloadLogs`. */
+function isMessage (message: unknown, name: string): boolean {
+  return message === name || (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === name)
+}
+
 async function start () {
   const config = configFromEnvironment()
-  const server = Fastify(serverOptions(config))
+  const deadlineMs = config.closeGraceMs + SHUTDOWN_TAIL_MS
+  const killTimeout = killTimeoutProblem(process.env, deadlineMs)
+  if (killTimeout !== undefined) exitWithProblem(killTimeout)
+
+  const logs = createLogDestination(config.LOG_FILE)
+  const server = Fastify(serverOptions(config, logs.stream))
   await server.register(fp(app), { config })
 
   if (config.PUBLIC_BASE_URL === undefined) {
@@ -32,10 +47,32 @@ async function start () {
       'created a merchant keypair; payments go to its address (back the file up, or set PAYMENT_ADDRESS)')
   }
 
-  closeWithGrace({ delay: config.CLOSE_GRACE_MS }, async ({ signal, err }) => {
+  // logrotate (postrotate `kill -USR2`) or `pm2 reloadLogs` moved the file: write to a new one.
+  process.on('SIGUSR2', () => logs.reopen())
+
+  const closer = closeWithGrace({
+    delay: deadlineMs,
+    // SIGUSR2 reopens the log file; close-with-grace would otherwise treat it as a stop signal.
+    skip: ['SIGUSR2'],
+    logger: false,
+    onTimeout: () => server.log.error({ deadlineMs }, 'shutdown did not finish in time; exiting'),
+    onSecondSignal: (signal: string) => server.log.error({ signal }, 'second signal during shutdown; exiting now')
+  }, async ({ signal, err }) => {
     if (err !== undefined) server.log.error({ err }, 'closing after an error')
-    else server.log.info({ signal }, 'shutting down: finishing in-flight requests')
-    await server.close()
+    else server.log.info({ signal: signal ?? 'shutdown message', graceMs: config.closeGraceMs }, 'shutting down: finishing in-flight requests')
+    await gracefulStop({
+      drain: server.shutdown.drain,
+      claims: server.shutdown.claims,
+      graceMs: config.closeGraceMs,
+      closeApp: async () => await server.close(),
+      log: server.log
+    })
+    server.log.info('stopped')
+    await logs.flush()
+  })
+  process.on('message', (message: unknown) => {
+    if (isMessage(message, 'shutdown')) closer.close()
+    else if (isMessage(message, 'log:reload')) logs.reopen()
   })
 
   await server.listen({ port: config.PORT, host: config.HOST })

@@ -1,6 +1,7 @@
 // The bench's result (written as JSON as it is) and its printed form: tables and one verdict per target.
 import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type Target, type Verdict } from './figures.js'
 import type { Comparison, LoadShape, MemoryFigures } from './load.js'
+import type { LoggingFigures } from './logging.js'
 import type { PaidCallSet } from './paid-calls.js'
 import type { X402CallSet } from './x402-calls.js'
 import type { RegistryFigures } from './registry.js'
@@ -44,6 +45,8 @@ export interface BenchResult {
   /** The store on PostgreSQL (DATABASE_URL): claim+redeem pairs, and the paid calls of the service on it. */
   storePostgres: PostgresStoreFigures & { paid: BenchResult['paid'] }
   registry: RegistryFigures
+  /** The service under PM2 with logs on stdout and in LOG_FILE, at info and warn. */
+  logging: LoggingFigures
   /** Service log lines at warn or above during the warn-level runs. */
   serviceWarnings: string[]
   /** Runs that got answers they should not have: their figures measure something else. */
@@ -74,7 +77,8 @@ export function problemsOf (result: Measured): string[] {
     ]),
     ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200],
     ...[result.storePostgres.paid.sequential, result.storePostgres.paid.concurrent].map((set): [string, LoadFigures, number] =>
-      [`paid calls on PostgreSQL, ${set.concurrency} in flight`, set.paid, 200])
+      [`paid calls on PostgreSQL, ${set.concurrency} in flight`, set.paid, 200]),
+    ...result.logging.runs.map((run): [string, LoadFigures, number] => [`logging: ${run.destination} at ${run.level}`, run.figures, 200])
   ]
   const problems = expectations.flatMap(([name, figures, expected]) => {
     const unexpected = unexpectedResponses(figures, expected)
@@ -312,6 +316,8 @@ export function formatReport (result: BenchResult): string {
   out.push('RPC calls: each call of a JSON-RPC batch counts. Rebuilding the listing once the cached text is stale, timed in the bench ' +
     `process on the service's database (${integer(registry.listingParts.rows)} rows): SQL query p50 ${ms(registry.listingParts.sql.p50)} ms, ` +
     `JSON.stringify p50 ${ms(registry.listingParts.stringify.p50)} ms.`)
+  out.push('')
+  out.push(loggingTable(result.logging))
   for (const problem of result.problems) out.push(`PROBLEM: ${problem}`)
   if (result.serviceWarnings.length > 0) {
     out.push('')
@@ -328,4 +334,18 @@ export function formatReport (result: BenchResult): string {
       `${verdict.pass ? 'headroom' : 'short by'} ${margin} ${verdict.unit})`)
   }
   return out.join('\n')
+}
+
+/** Logs on stdout (through PM2) against LOG_FILE, at info and warn. */
+export function loggingTable (logging: LoggingFigures): string {
+  const rows = logging.runs.map(run => [
+    run.destination, run.level, integer(run.figures.requestsPerSecond), ms(run.figures.latency.p50), ms(run.figures.latency.p99),
+    integer(serverCpu(run.figures)), integer(run.daemonCpuPerRequestUs), integer(run.logBytesPerRequest)
+  ])
+  return [
+    `Logging under PM2 (cluster mode, 1 worker, GET ${logging.path}):`,
+    table(['logs', 'LOG_LEVEL', 'req/s', 'p50 ms', 'p99 ms', 'worker CPU µs/req', 'PM2 daemon CPU µs/req', 'log bytes/req'], rows),
+    'stdout: pino writes through process.stdout, which PM2 wraps in the worker: each line is written to its out file and sent to the daemon over IPC. ' +
+      'LOG_FILE: pino writes the file itself, asynchronously.'
+  ].join('\n')
 }

@@ -11,6 +11,7 @@ import { startPriceApi, type PriceApi } from '@token-merchant/localnet/price-api
 import { PROJECT_ROOT } from '../project.js'
 import { startChain, type BenchChain } from './chain.js'
 import { compareWithBaseline, measureMemory, type LoadShape, type LoadTarget } from './load.js'
+import { measureLogging } from './logging.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit'
 import { generateKeypairBytes, writeKeypairFile } from '../lib/solana/keypair-file.js'
@@ -258,6 +259,8 @@ async function main (): Promise<void> {
       progress
     })
 
+    const logging = await measureLogging({ env: { ...env, SOLANA_NETWORK: 'localnet' }, shape: { ...SHAPE, rounds: 2 }, progress })
+
     const measured = {
       generatedAt: new Date().toISOString(),
       command: 'npm run bench',
@@ -269,6 +272,7 @@ async function main (): Promise<void> {
       store,
       storePostgres: { ...storePostgres, paid: paidPostgres },
       registry,
+      logging,
       serviceWarnings: [...serviceWarnings, ...registryWarnings]
     }
     const result: BenchResult = { ...measured, problems: problemsOf(measured), targets: targetsOf(measured) }

@@ -3,6 +3,7 @@ import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
 import type { AgentFilters, RegistryKey, RegistryRepository, ScanState } from '../../db/registry-repository.js'
 import { IncompleteChainReadError, type RegistryScanner } from './registry-scanner.js'
 import { loggableError } from '../errors/loggable-error.js'
+import { publishRegistryRefresh } from '../metrics/events.js'
 
 const MAX_CACHED_LISTINGS = 64
 
@@ -51,6 +52,7 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
   /** One chain read at a time: a caller arriving during a read joins it. Failures are recorded, not thrown. */
   function refresh (): Promise<void> {
     inFlight ??= (async () => {
+      const startedAt = now()
       try {
         await exclusive(async () => {
           // Another instance may have read the chain while this one waited for the lock.
@@ -58,15 +60,16 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
             lastFailure = undefined
             return
           }
-          const startedAt = now()
           const report = await scanner.scan(new Date(startedAt).toISOString(), shutdown.signal)
           lastFailure = undefined
+          publishRegistryRefresh({ outcome: 'ok', durationMs: now() - startedAt })
           const details = { ...report, ms: now() - startedAt }
           if (report.listed > 0) log.info(details, 'registry read from the chain')
           else log.debug(details, 'registry read from the chain: nothing new')
         })
       } catch (error) {
         lastFailure = { at: now(), error }
+        publishRegistryRefresh({ outcome: 'failed', durationMs: now() - startedAt })
         if (isChainReadFailure(error)) log.warn({ error: loggableError(error) }, 'registry chain read failed; serving the stored listing')
         else log.error({ error: loggableError(error) }, 'registry chain read failed')
       } finally {

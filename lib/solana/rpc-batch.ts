@@ -1,4 +1,5 @@
 import { getSolanaErrorFromJsonRpcError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, SolanaError } from '@solana/kit'
+import { publishRpcCall, rpcFailureOutcome, type RpcCallOutcome } from '../metrics/events.js'
 
 export interface RpcBatchClientOptions {
   url: string
@@ -73,7 +74,17 @@ export function createRpcBatchClient ({ url, timeoutMs }: RpcBatchClientOptions)
       const firstId = nextId
       nextId += paramsList.length
       const requests = paramsList.map((params, index) => ({ jsonrpc: '2.0', id: firstId + index, method, params }))
-      const answer = await post(requests.length === 1 ? requests[0] : requests, abortSignal)
+      const startedAt = performance.now()
+      let outcome: RpcCallOutcome = 'ok'
+      let answer: unknown
+      try {
+        answer = await post(requests.length === 1 ? requests[0] : requests, abortSignal)
+      } catch (error) {
+        outcome = error instanceof RpcBatchAnswerError ? 'bad_answer' : rpcFailureOutcome(error)
+        throw error
+      } finally {
+        publishRpcCall({ role: 'registry', method, outcome, durationMs: performance.now() - startedAt })
+      }
 
       if (requests.length === 1 && isResponse(answer) && answer.id === firstId) return [settle<T>(answer)]
       if (!Array.isArray(answer)) {

@@ -1,6 +1,7 @@
 import { createSolanaRpcFromTransport, SolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type RpcTransport } from '@solana/kit'
 import { parseJsonWithBigInts, stringifyJsonWithBigInts } from '@solana/rpc-spec-types'
 import { request } from 'undici'
+import { publishRpcCall, rpcFailureOutcome, type RpcCallOutcome } from '../metrics/events.js'
 
 /** A JSON-RPC 2.0 response: an object with a result or an error. */
 function isJsonRpcEnvelope (value: unknown): boolean {
@@ -13,8 +14,8 @@ function isJsonRpcEnvelope (value: unknown): boolean {
  * it halves the client's CPU per call, which is most of what the payment gate adds to a paid
  * call. Errors keep the shapes kit's transport raises, so callers classify them the same way.
  */
-export function createRpcClient (url: string, timeoutMs: number) {
-  const transport = (async ({ payload, signal }) => {
+export function createRpcClient (url: string, timeoutMs: number, role = 'payment') {
+  const send = (async ({ payload, signal }) => {
     const timeout = AbortSignal.timeout(timeoutMs)
     const response = await request(url, {
       method: 'POST',
@@ -42,6 +43,22 @@ export function createRpcClient (url: string, timeoutMs: number) {
       throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers: new Headers(), message: 'the RPC answered JSON that is not a JSON-RPC response', statusCode: 502 })
     }
     return envelope
+  }) as RpcTransport
+  // Every call is reported (method, outcome, time) for metrics; publishing is skipped when nobody listens.
+  const transport = (async (config) => {
+    const startedAt = performance.now()
+    const method = String((config.payload as { method?: unknown }).method)
+    let outcome: RpcCallOutcome = 'ok'
+    try {
+      const envelope = await send(config) as { error?: unknown }
+      if (envelope.error !== undefined && envelope.error !== null) outcome = 'rpc_error'
+      return envelope
+    } catch (error) {
+      outcome = rpcFailureOutcome(error)
+      throw error
+    } finally {
+      publishRpcCall({ role, method, outcome, durationMs: performance.now() - startedAt })
+    }
   }) as RpcTransport
   return createSolanaRpcFromTransport(transport)
 }

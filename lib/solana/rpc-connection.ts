@@ -15,7 +15,7 @@ export interface RpcConnectionOptions {
  * RPC and the data RPC behave alike.
  */
 export function createRpcConnection ({ role, network, url, timeoutMs }: RpcConnectionOptions) {
-  const rpc = createRpcClient(url, timeoutMs)
+  const rpc = createRpcClient(url, timeoutMs, role)
   return { role, network, url, timeoutMs, rpc, health: createNetworkCheck(rpc, network, role) }
 }
 

@@ -15,7 +15,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async () => ({ status: 'ok' as const }))
 
-  // Ready means the database answers (503 otherwise). A down RPC is reported as "degraded":
+  // Ready means not shutting down and the database answers (503 otherwise). A down RPC is reported as "degraded":
   // free routes still work, paid routes that need it answer 503 RPC_UNAVAILABLE until it is back.
   // `rpc` is the payment RPC, `data_rpc` the one token data is read from (the same when shared).
   fastify.get('/ready', {
@@ -25,12 +25,14 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Dependencies: database, payment RPC and data RPC; the x402 fee payer\'s balance (informative)',
       response: {
         200: documented(HealthStatus, 'ready: `ok`, or `degraded` when an RPC is down (paid routes that need it answer 503 meanwhile)'),
-        503: documented(HealthStatus, 'not ready: the database does not answer'),
+        503: documented(HealthStatus, 'not ready: the process is shutting down (`checks.shutdown`), or the database does not answer'),
         ...errorResponses('getReadiness'),
         default: defaultResponse(ErrorResponse)
       }
     }
   }, async (_request, reply) => {
+    // From the first moment of a shutdown, so a load balancer stops sending before connections close.
+    if (fastify.shutdown.draining) return reply.code(503).send({ status: 'down', checks: { shutdown: 'draining' } })
     const { health, data } = fastify.solana
     const stateOf = (check: typeof health) => check.current(RPC_STATE_MAX_AGE_MS).catch(() => 'down' as const)
     const [healthy, rpc, ownDataRpc] = await Promise.all([fastify.store.isHealthy(), stateOf(health), data.health === health ? undefined : stateOf(data.health)])

@@ -54,7 +54,7 @@ t.test('SIGTERM lets an in-flight request finish, then exits 0', async (t) => {
   t.teardown(() => slowRpc.close())
   const rpcUrl = `http://127.0.0.1:${(slowRpc.address() as AddressInfo).port}`
 
-  const run = spawnServer(testEnv(t, { PORT: '0', HOST: '127.0.0.1', SOLANA_RPC_URL: rpcUrl, LOG_LEVEL: 'info', CLOSE_GRACE_MS: '5000' }))
+  const run = spawnServer(testEnv(t, { PORT: '0', HOST: '127.0.0.1', SOLANA_RPC_URL: rpcUrl, LOG_LEVEL: 'info', RPC_TIMEOUT_MS: '3000' }))
   t.teardown(() => { run.child.kill('SIGKILL') })
   const url = await run.ready()
 

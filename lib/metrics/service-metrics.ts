@@ -1,0 +1,100 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { METRIC_CHANNELS, type RegistryRefreshEvent, type RpcCallEvent, type SettlementEvent } from './events.js'
+
+const SECONDS = (ms: number) => ms / 1000
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+const STORE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1]
+
+/**
+ * The service's Prometheus metrics, in a registry of their own (one per app instance). Figures are
+ * per process: under PM2 cluster mode each worker is scraped on its own port and Prometheus sums
+ * them (README, "Metrics").
+ */
+export function createServiceMetrics (options: { defaultLabels?: Record<string, string>, processMetrics?: boolean } = {}) {
+  const registry = new Registry()
+  if (options.defaultLabels !== undefined) registry.setDefaultLabels(options.defaultLabels)
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry })
+  const registers = [registry]
+
+  const httpRequests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers })
+  const httpDuration = new Histogram({ name: 'http_request_duration_seconds', help: 'time to answer an HTTP request', labelNames: ['route', 'method', 'status'], buckets: LATENCY_BUCKETS, registers })
+  const challenges = new Counter({ name: 'payment_challenges_total', help: '402 challenges sent to requests that presented no payment', labelNames: ['service'], registers })
+  const attempts = new Counter({ name: 'payment_attempts_total', help: 'requests that presented a payment, by outcome (DELIVERED or the error code) and payment flow', labelNames: ['service', 'flow', 'outcome'], registers })
+  const settlements = new Counter({ name: 'payment_settlements_total', help: 'payments settled (a proof redeemed for a delivery, or an x402 settlement), by outcome', labelNames: ['service', 'flow', 'outcome'], registers })
+  const rpcCalls = new Counter({ name: 'solana_rpc_requests_total', help: 'Solana JSON-RPC requests, by connection role, method and outcome', labelNames: ['role', 'method', 'outcome'], registers })
+  const rpcDuration = new Histogram({ name: 'solana_rpc_request_duration_seconds', help: 'time of one Solana JSON-RPC request', labelNames: ['role', 'method', 'outcome'], buckets: LATENCY_BUCKETS, registers })
+  const storeDuration = new Histogram({ name: 'store_operation_duration_seconds', help: 'time of one store operation (claim, redeem, release, audit record, ...)', labelNames: ['operation'], buckets: STORE_BUCKETS, registers })
+  const registryRefreshes = new Counter({ name: 'registry_refreshes_total', help: 'reads of the on-chain registry, by outcome', labelNames: ['outcome'], registers })
+  const registryDuration = new Histogram({ name: 'registry_refresh_duration_seconds', help: 'time of one registry read from the chain', labelNames: ['outcome'], buckets: LATENCY_BUCKETS, registers })
+
+  const onRpcCall = (message: unknown) => {
+    const { role, method, outcome, durationMs } = message as RpcCallEvent
+    rpcCalls.inc({ role, method, outcome })
+    rpcDuration.observe({ role, method, outcome }, SECONDS(durationMs))
+  }
+  const onRegistryRefresh = (message: unknown) => {
+    const { outcome, durationMs } = message as RegistryRefreshEvent
+    registryRefreshes.inc({ outcome })
+    registryDuration.observe({ outcome }, SECONDS(durationMs))
+  }
+  const onSettlement = (message: unknown) => {
+    const { service, flow, outcome } = message as SettlementEvent
+    settlements.inc({ service, flow, outcome })
+  }
+  METRIC_CHANNELS.rpcCalls.subscribe(onRpcCall)
+  METRIC_CHANNELS.registryRefreshes.subscribe(onRegistryRefresh)
+  METRIC_CHANNELS.settlements.subscribe(onSettlement)
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    async render (): Promise<string> { return await registry.metrics() },
+
+    request (labels: { route: string, method: string, status: number }, durationMs: number) {
+      const values = { route: labels.route, method: labels.method, status: String(labels.status) }
+      httpRequests.inc(values)
+      httpDuration.observe(values, SECONDS(durationMs))
+    },
+    challenge (service: string) { challenges.inc({ service }) },
+    attempt (service: string, flow: string, outcome: string) { attempts.inc({ service, flow, outcome }) },
+    settlement (service: string, flow: string, outcome: string) { settlements.inc({ service, flow, outcome }) },
+    storeOperation (operation: string, durationMs: number) { storeDuration.observe({ operation }, SECONDS(durationMs)) },
+
+    /** Stops listening to the channels (the app closed). */
+    close () {
+      METRIC_CHANNELS.rpcCalls.unsubscribe(onRpcCall)
+      METRIC_CHANNELS.registryRefreshes.unsubscribe(onRegistryRefresh)
+      METRIC_CHANNELS.settlements.unsubscribe(onSettlement)
+      registry.clear()
+    }
+  }
+}
+
+export type ServiceMetrics = ReturnType<typeof createServiceMetrics>
+
+/**
+ * Times the methods of an object in place (sync or async alike), reporting each call as
+ * `<prefix>.<method>`: the store is observed from outside, and its callers see no difference.
+ */
+export function timeMethods (target: object, prefix: string, names: readonly string[], observe: (operation: string, durationMs: number) => void): void {
+  const methods = target as Record<string, unknown>
+  for (const name of names) {
+    const original = methods[name]
+    if (typeof original !== 'function') continue
+    const operation = `${prefix}.${name}`
+    methods[name] = function timed (this: unknown, ...args: unknown[]) {
+      const startedAt = performance.now()
+      const done = () => observe(operation, performance.now() - startedAt)
+      let result: unknown
+      try {
+        result = original.apply(this, args)
+      } catch (error) {
+        done()
+        throw error
+      }
+      if (result instanceof Promise) return result.finally(done)
+      done()
+      return result
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The payment claims this process holds, kept by wrapping the store's claim operations (sync for
+ * SQLite, async for PostgreSQL: both shapes pass through unchanged). At the end of a shutdown,
+ * a claim still held belongs to a request that could not finish: giving it back makes the proof
+ * usable at once, instead of after its lease.
+ */
+interface ClaimOperations {
+  // Method syntax: the store's claim takes a fuller request; only these two fields are read here.
+  claim (request: { signature: string, claimId: string }): unknown
+  redeem (signature: string, claimId: string, now?: number): unknown
+  release (signature: string, claimId: string): unknown
+}
+
+function whenDone<T> (value: T | Promise<T>, then: (result: T) => void): T | Promise<T> {
+  if (value instanceof Promise) return value.then(result => { then(result); return result })
+  then(value)
+  return value
+}
+
+export function trackClaims (claims: ClaimOperations) {
+  const held = new Map<string, string>() // claimId → signature
+  const revoked = new Set<string>()
+  let refusing = false
+  const claim = claims.claim.bind(claims)
+  const redeem = claims.redeem.bind(claims)
+  const release = claims.release.bind(claims)
+
+  claims.claim = (request) => {
+    // After the final release nothing new is taken: the request hears 409 PAYMENT_IN_PROGRESS
+    // (retry with the same proof), and its retry reaches a process that is not stopping.
+    if (refusing) return { claimed: false, status: 'pending' }
+    return whenDone(claim(request), result => {
+      if ((result as { claimed?: boolean }).claimed === true) held.set(request.claimId, request.signature)
+    })
+  }
+  claims.redeem = (signature, claimId, now) => {
+    // A revoked claim was given back: its request must not deliver.
+    if (revoked.has(claimId)) return false
+    held.delete(claimId)
+    return redeem(signature, claimId, now)
+  }
+  claims.release = (signature, claimId) => {
+    held.delete(claimId)
+    return release(signature, claimId)
+  }
+
+  return {
+    get held (): number { return held.size },
+    /** Gives back every claim still held and refuses new ones; resolves with the number released. */
+    async releaseAll (): Promise<number> {
+      refusing = true
+      const entries = [...held]
+      held.clear()
+      for (const [claimId] of entries) revoked.add(claimId)
+      let released = 0
+      for (const [claimId, signature] of entries) {
+        if (await release(signature, claimId) === true) released++
+      }
+      return released
+    }
+  }
+}
+
+export type ClaimLedger = ReturnType<typeof trackClaims>

@@ -1,0 +1,98 @@
+import type { FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { AppError } from '../../lib/errors/app-error.js'
+import { createMetricsServer, metricsTokenAccepted } from '../../lib/metrics/metrics-endpoint.js'
+import { createServiceMetrics, timeMethods, type ServiceMetrics } from '../../lib/metrics/service-metrics.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Prometheus metrics; null when METRICS_ENABLED is off. */
+    metrics: ServiceMetrics | null
+  }
+}
+
+const ERROR_CODE = /"code":"([A-Z0-9_]+)"/
+
+function asArray<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
+/**
+ * Prometheus metrics, observed from outside the code they measure: a response hook for requests
+ * and payments, timing wrappers around the store, and the diagnostics channels lib/ publishes on
+ * (RPC calls, registry reads, settlements). Off unless METRICS_ENABLED; then served on
+ * METRICS_PORT (its own listener) or at /metrics on the main port behind METRICS_TOKEN.
+ */
+export default fp(async (fastify) => {
+  const { config } = fastify
+  if (!config.METRICS_ENABLED) {
+    fastify.decorate('metrics', null)
+    return
+  }
+  const metrics = createServiceMetrics(config.workerInstance === undefined ? {} : { defaultLabels: { worker: config.workerInstance } })
+  fastify.decorate('metrics', metrics)
+
+  const observeStore = (operation: string, durationMs: number) => metrics.storeOperation(operation, durationMs)
+  timeMethods(fastify.store.claims, 'claims', ['status', 'claim', 'redeem', 'release'], observeStore)
+  timeMethods(fastify.store.audit, 'audit', ['record'], observeStore)
+
+  fastify.addHook('onResponse', async (request, reply) => {
+    metrics.request({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: reply.statusCode }, reply.elapsedTime)
+  })
+
+  // Paid routes: the outcome of each payment. A claimed payment carries it on request.payment;
+  // a refusal before any claim (and the 402 challenge) is read from the code of the answer.
+  const refusalCodes = new WeakMap<FastifyRequest, string>()
+  const captureRefusal: onSendAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply, payload) => {
+    if (request.payment === undefined && (reply.statusCode < 200 || reply.statusCode >= 300) && typeof payload === 'string') {
+      const code = ERROR_CODE.exec(payload)?.[1]
+      if (code !== undefined) refusalCodes.set(request, code)
+    }
+    return payload
+  }
+  const countPayment = (service: string): onResponseAsyncHookHandler => async (request) => {
+    const payment = request.payment
+    // The integrator's x402 branch sets payment.flow; until then every payment is a proof.
+    const flow = (payment as { flow?: string } | undefined)?.flow ?? 'proof'
+    if (payment !== undefined) {
+      metrics.attempt(service, flow, payment.outcome)
+      if (flow === 'proof' && payment.outcome === 'DELIVERED') metrics.settlement(service, flow, 'settled')
+      return
+    }
+    const code = refusalCodes.get(request)
+    if (code === undefined) return // refused before the payment gate (validation, unknown token)
+    if (code === 'PAYMENT_REQUIRED') metrics.challenge(service)
+    else metrics.attempt(service, flow, code)
+  }
+  fastify.addHook('onRoute', (route) => {
+    const service = route.config?.paidService
+    if (service === undefined) return
+    route.onSend = [...asArray(route.onSend), captureRefusal]
+    route.onResponse = [...asArray(route.onResponse), countPayment(service)]
+  })
+
+  if (config.metricsPort !== undefined) {
+    const server = createMetricsServer({ token: config.METRICS_TOKEN, render: metrics.render, contentType: metrics.contentType })
+    fastify.addHook('onReady', async () => {
+      server.listen(config.metricsPort, config.METRICS_HOST)
+      await once(server, 'listening')
+      const { port } = server.address() as AddressInfo
+      fastify.log.info({ url: `http://${config.METRICS_HOST}:${port}/metrics` }, 'metrics listening')
+    })
+    fastify.addHook('onClose', async () => {
+      if (server.listening) await new Promise(resolve => server.close(resolve))
+      server.closeAllConnections()
+    })
+  } else {
+    const token = config.METRICS_TOKEN
+    fastify.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      if (!metricsTokenAccepted(token, request.headers.authorization)) {
+        throw new AppError('UNAUTHORIZED', 'Send the metrics token as a bearer token', { headers: { 'www-authenticate': 'Bearer' } })
+      }
+      return reply.header('cache-control', 'no-store').type(metrics.contentType).send(await metrics.render())
+    })
+  }
+  fastify.addHook('onClose', async () => metrics.close())
+}, { name: 'metrics', fastify: '5.x', dependencies: ['config', 'store', 'payment'] })
