@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import crossOrigin from './plugins/app/cross-origin.js'
+import mcp from './plugins/app/mcp.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
 import payment from './plugins/app/payment.js'
@@ -76,6 +77,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(tokenAnalysis)
   await fastify.register(registry)
   await fastify.register(reputation)
+  // The same products as MCP tools, on POST /mcp.
+  await fastify.register(mcp)
 
   // One folder per URL area; the prefix is the folder's place in the URL.
   await fastify.register(manifestRoutes, { prefix: '/.well-known' })

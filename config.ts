@@ -5,6 +5,7 @@ import { isIP } from 'node:net'
 import { address, isAddress, type Address } from '@solana/kit'
 import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks.js'
 import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
+import { parseOriginList } from './lib/mcp/origin-policy.js'
 
 /**
  * The registry everyone on the defaults shares: a program-derived address of the memo program
@@ -73,7 +74,12 @@ export const ConfigSchema = Type.Object({
   REGISTRY_REFRESH_SECONDS: Int(1, 86_400, 30, 'age after which /registry reads the chain again'),
   REGISTRY_MAX_PAGES: Int(1, 100_000, 100, 'getSignaturesForAddress pages (1,000 signatures each) one registry read may walk; the next read resumes'),
   REGISTRY_BATCH_SIZE: Int(1, 1000, 100, 'getTransaction calls per JSON-RPC batch request of a registry read; 1 sends single requests'),
-  CLOSE_GRACE_MS: Int(100, 60_000, 3000, 'time in-flight requests get to finish on shutdown')
+  CLOSE_GRACE_MS: Int(100, 60_000, 3000, 'time in-flight requests get to finish on shutdown'),
+  MCP_ALLOWED_ORIGINS: Type.String({
+    format: 'origin-list',
+    default: '',
+    description: 'browser origins allowed on /mcp besides loopback and PUBLIC_BASE_URL\'s: comma-separated http(s) origins, or * for any'
+  })
 }, { additionalProperties: true })
 
 const DEFAULTS = { REGISTRY_ADDRESS: DEFAULT_REGISTRY_ADDRESS, PRICE_API_URL: 'https://lite-api.jup.ag' }
@@ -129,10 +135,12 @@ function trustProxySetting (value: string): false | number | string | undefined 
 FormatRegistry.Set('solana-address', isAddress)
 FormatRegistry.Set('trust-proxy', value => trustProxySetting(value) !== undefined)
 FormatRegistry.Set('http-url', isHttpUrl)
+FormatRegistry.Set('origin-list', value => parseOriginList(value) !== undefined)
 
 const FORMAT_PROBLEMS: Record<string, string> = {
   'solana-address': 'is not a base58-encoded 32-byte Solana address',
   'http-url': 'is not an absolute http(s) URL',
+  'origin-list': 'is not * or a comma-separated list of http(s) origins (scheme://host[:port], no path)',
   'trust-proxy': 'is not false, a hop count (1 for one proxy) or a list of proxy addresses/CIDRs (true would trust any client)'
 }
 

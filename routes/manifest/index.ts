@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { SERVICE_VERSION } from '../../project.js'
-import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS } from '../../lib/payment/catalog.js'
-import { NETWORKS } from '../../lib/solana/networks.js'
+import { createManifestBuilder } from '../../lib/manifest/merchant-manifest.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
@@ -9,17 +7,7 @@ import { Manifest, type ManifestBody } from '../../schemas/manifest.js'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = fastify.config
-  const services = Object.entries(PAID_SERVICES).map(([name, service]) => ({
-    name,
-    description: service.description,
-    endpoint: service.path,
-    method: service.method,
-    price: Number(service.price),
-    price_display: formatTokenAmount(service.price),
-    payment_token: config.PAYMENT_TOKEN_SYMBOL,
-    payment_network: NETWORKS[config.network].x402Network,
-    data_network: config.dataNetwork
-  }))
+  const manifest = createManifestBuilder(config)
 
   fastify.get('/agent.json', {
     schema: {
@@ -28,23 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'The merchant manifest: who we are, what we sell, at what price, paid to whom',
       response: { 200: documented(Manifest, 'the manifest'), ...errorResponses('getManifest'), default: defaultResponse(ErrorResponse) }
     }
-  }, async (request): Promise<ManifestBody> => {
-    const base = publicBaseUrl(request, config.PUBLIC_BASE_URL)
-    return {
-      name: config.AGENT_NAME,
-      description: config.AGENT_DESCRIPTION,
-      version: SERVICE_VERSION,
-      services,
-      reputation_url: `${base}/reputation`,
-      payment_address: config.paymentAddress,
-      payment_mint: config.paymentMint,
-      payment_decimals: PAYMENT_TOKEN_DECIMALS,
-      network: config.network,
-      registry_url: `${base}/registry`,
-      openapi_url: `${base}/openapi.json`,
-      proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional'
-    }
-  })
+  }, async (request): Promise<ManifestBody> => manifest(publicBaseUrl(request, config.PUBLIC_BASE_URL)))
 }
 
 export default routes

@@ -1,16 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { address } from '@solana/kit'
-import { validationError } from '../../../lib/errors/error-body.js'
-import { SolanaAddress } from '../../../schemas/common.js'
+import { checkMintInput } from '../../../lib/token-analysis/check-mint-input.js'
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
 import { PAID_SECURITY, PROOF_HEADERS } from '../../../schemas/payment.js'
 import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
-import { TokenAnalysis } from '../../../schemas/token-analysis.js'
-import { isBase58Address } from '../../../lib/solana/base58.js'
-
-const ADDRESS_PROBLEM = 'must be a base58-encoded 32-byte Solana address'
+import { MintToAnalyze, TokenAnalysis } from '../../../schemas/token-analysis.js'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { tokenAnalysis } = fastify
@@ -27,9 +23,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'it is paid on), and explains the score finding by finding. A malformed address is answered 400 ' +
         `before any payment is asked; a missing account on ${dataNetwork} (404) or an account that is not a mint (422) is ` +
         'found after payment, and leaves the proof unredeemed for another call; so does a data RPC that cannot answer (503).',
-      params: Type.Object({
-        address: Type.String({ pattern: SolanaAddress.pattern, description: 'mint address (base58, 32 bytes)', examples: SolanaAddress.examples })
-      }),
+      params: Type.Object({ address: MintToAnalyze }),
       headers: PROOF_HEADERS,
       security: PAID_SECURITY,
       response: {
@@ -42,9 +36,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     // Before validation and payment: the pattern lets through strings that do not decode to
     // exactly 32 bytes, and nobody should pay to learn that their address is malformed.
     preValidation: async (request) => {
-      if (!isBase58Address(request.params.address)) {
-        throw validationError([{ in: 'params', path: 'address', message: ADDRESS_PROBLEM }])
-      }
+      checkMintInput({ in: 'params', path: 'address', value: request.params.address })
     }
   }, async (request) => await tokenAnalysis.analyze(address(request.params.address)))
 }
