@@ -8,6 +8,7 @@ import mcp from './plugins/app/mcp.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
 import payment from './plugins/app/payment.js'
+import x402 from './plugins/app/x402.js'
 import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
 import responseHeaders from './plugins/app/response-headers.js'
@@ -72,6 +73,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
 
   await fastify.register(store)
   await fastify.register(solanaRpc)
+  await fastify.register(x402)
   await fastify.register(payment)
   await fastify.register(prices)
   await fastify.register(tokenAnalysis)

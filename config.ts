@@ -6,6 +6,7 @@ import { address, isAddress, type Address } from '@solana/kit'
 import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks.js'
 import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
 import { parseOriginList } from './lib/mcp/origin-policy.js'
+import { defaultX402Network, X402_NETWORK_NAMES, type X402NetworkName } from './lib/x402/networks.js'
 
 /**
  * The registry everyone on the defaults shares: a program-derived address of the memo program
@@ -74,6 +75,12 @@ export const ConfigSchema = Type.Object({
   REGISTRY_REFRESH_SECONDS: Int(1, 86_400, 30, 'age after which /registry reads the chain again'),
   REGISTRY_MAX_PAGES: Int(1, 100_000, 100, 'getSignaturesForAddress pages (1,000 signatures each) one registry read may walk; the next read resumes'),
   REGISTRY_BATCH_SIZE: Int(1, 1000, 100, 'getTransaction calls per JSON-RPC batch request of a registry read; 1 sends single requests'),
+  X402_NETWORK: Type.Optional(Type.Union(X402_NETWORK_NAMES.map(n => Type.Literal(n)), {
+    description: 'x402 network advertised (v1 name; v2 uses its CAIP-2 id); derived from SOLANA_NETWORK. On a local chain set solana-devnet: official clients know only the public clusters'
+  })),
+  X402_FEE_PAYER_KEYPAIR_PATH: Type.Optional(Type.String({ minLength: 1, description: 'keypair file (solana-keygen JSON, mode 0600) that co-signs x402 payments and pays their fees; MERCHANT_KEYPAIR_PATH when unset' })),
+  X402_FEE_PAYER_MIN_LAMPORTS: Int(0, Number.MAX_SAFE_INTEGER, 10_000_000, 'fee payer balance below which a warning is logged and /health/ready shows fee_payer "low"'),
+  X402_SETTLEMENT_TIMEOUT_MS: Int(100, 120_000, 30_000, 'how long an x402 settlement waits for confirmation before answering 503 pending'),
   CLOSE_GRACE_MS: Int(100, 60_000, 3000, 'time in-flight requests get to finish on shutdown'),
   MCP_ALLOWED_ORIGINS: Type.String({
     format: 'origin-list',
@@ -100,6 +107,10 @@ export type Config = EnvConfig & {
   trustProxy: false | number | string
   /** Set when the payment address came from (or was written to) the keypair file. */
   merchantKeypairCreated: boolean
+  /** The x402 network advertised (v1 name), X402_NETWORK or derived from SOLANA_NETWORK. */
+  x402Network: X402NetworkName
+  /** The x402 fee payer's keypair file. */
+  feePayerKeypairPath: string
 }
 
 /** Thrown with one line per problem; server.ts prints them and exits 1. */
@@ -218,6 +229,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     paymentMint: address(envConfig.PAYMENT_MINT ?? facts.usdcMint),
     paymentAddress: address(paymentAddress),
     merchantKeypairCreated,
+    x402Network: (envConfig.X402_NETWORK ?? defaultX402Network(network)) as X402NetworkName,
+    feePayerKeypairPath: envConfig.X402_FEE_PAYER_KEYPAIR_PATH ?? envConfig.MERCHANT_KEYPAIR_PATH,
     trustProxy: trustProxySetting(envConfig.TRUST_PROXY) as false | number | string
   }
 }

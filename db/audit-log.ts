@@ -12,6 +12,8 @@ export interface AuditEntry {
   verified: boolean
   status: number
   latencyMs: number
+  /** How it was paid: 'proof' (seed headers), 'x402-v1', 'x402-v2' or 'mcp'. */
+  flow?: 'proof' | 'x402-v1' | 'x402-v2' | 'mcp'
 }
 
 const DAY_MS = 86_400_000
@@ -19,8 +21,8 @@ const DAY_MS = 86_400_000
 /** Writes the audit trail of verified payments and counts unpaid requests. */
 export function createAuditLog (db: SqliteDatabase) {
   const insert = db.prepare(`
-    INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms)
-    VALUES (@at, @requestId, @service, @resource, @payer, @signature, @amount, @outcome, @verified, @status, @latencyMs)`)
+    INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms, flow)
+    VALUES (@at, @requestId, @service, @resource, @payer, @signature, @amount, @outcome, @verified, @status, @latencyMs, @flow)`)
   const addUnpaidSql = `
     INSERT INTO unpaid_counts (service, day, outcome, count) VALUES (?, ?, ?, ?)
     ON CONFLICT (service, day, outcome) DO UPDATE SET count = count + excluded.count`
@@ -50,7 +52,8 @@ export function createAuditLog (db: SqliteDatabase) {
         outcome: entry.outcome,
         verified: entry.verified ? 1 : 0,
         status: entry.status,
-        latencyMs: entry.latencyMs
+        latencyMs: entry.latencyMs,
+        flow: entry.flow ?? 'proof'
       })
     },
 

@@ -2,14 +2,13 @@ import type { Config } from '../../config.js'
 import { SERVICE_VERSION } from '../../project.js'
 import type { ManifestBody } from '../../schemas/manifest.js'
 import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
-import { NETWORKS } from '../solana/networks.js'
 import { toolOfService } from '../mcp/tool-catalog.js'
 
 /** Path of the MCP endpoint (streamable HTTP), beside the HTTP routes on the same port. */
 export const MCP_PATH = '/mcp'
 
 type ManifestConfig = Pick<Config, 'AGENT_NAME' | 'AGENT_DESCRIPTION' | 'PAYMENT_TOKEN_SYMBOL' | 'REQUIRE_WALLET_SIGNATURE' |
-'network' | 'dataNetwork' | 'paymentAddress' | 'paymentMint'>
+'network' | 'dataNetwork' | 'paymentAddress' | 'paymentMint' | 'x402Network'>
 
 /**
  * The manifest (/.well-known/agent.json, and the get_manifest MCP tool): everything but the
@@ -26,7 +25,7 @@ export function createManifestBuilder (config: ManifestConfig): (baseUrl: string
       price: Number(service.price),
       price_display: formatTokenAmount(service.price),
       payment_token: config.PAYMENT_TOKEN_SYMBOL,
-      payment_network: NETWORKS[config.network].x402Network,
+      payment_network: config.x402Network,
       data_network: config.dataNetwork,
       mcp_tool: toolOfService(name)
     }

@@ -13,7 +13,10 @@ export type PaymentErrorCode = Extract<ErrorCode,
   | 'PAYMENT_ALREADY_USED'
   | 'WALLET_SIGNATURE_REQUIRED'
   | 'WALLET_SIGNATURE_INVALID'
-  | 'PAYMENT_IN_PROGRESS'>
+  | 'PAYMENT_IN_PROGRESS'
+  | 'PAYMENT_FORMS_CONFLICT'
+  | 'RPC_UNAVAILABLE'
+  | `X402_${string}`>
 
 export interface PaymentRejection {
   code: PaymentErrorCode

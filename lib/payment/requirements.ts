@@ -12,6 +12,8 @@ export interface MerchantTerms {
   recipientTokenAccount?: string
   /** REQUIRE_WALLET_SIGNATURE: proofs must carry the payer's signature binding them to the request. */
   walletSignatureRequired: boolean
+  /** The x402 fee payer: the exact scheme's transaction names it, and it co-signs. */
+  feePayer?: string
 }
 
 /** Solana Pay transfer request: `solana:<recipient>?amount=<token units>&spl-token=<mint>&label=...&message=...` */
@@ -48,7 +50,8 @@ export function paymentRequirement (terms: MerchantTerms, service: PaidService, 
       ...(terms.recipientTokenAccount === undefined ? {} : { recipientTokenAccount: terms.recipientTokenAccount }),
       proofHeaders: { signature: PAYMENT_HEADERS.signature, wallet: PAYMENT_HEADERS.wallet, walletSignature: PAYMENT_HEADERS.walletSignature },
       walletSignatureRequired: terms.walletSignatureRequired,
-      solanaPayUrl: solanaPayUrl(terms, service.price, service.description)
+      solanaPayUrl: solanaPayUrl(terms, service.price, service.description),
+      ...(terms.feePayer === undefined ? {} : { feePayer: terms.feePayer })
     }
   }
 }

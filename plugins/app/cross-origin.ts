@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { PAYMENT_HEADERS } from '../../lib/payment/headers.js'
+import { X402_HEADERS } from '../../lib/x402/payment-headers.js'
 
 /**
  * CORS open to every origin for GET, so browser agents can buy: the payment headers may be
@@ -9,13 +10,14 @@ import { PAYMENT_HEADERS } from '../../lib/payment/headers.js'
  */
 export const CORS_HEADERS = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': ['x-request-id', 'retry-after', PAYMENT_HEADERS.receipt].join(', ')
+  'access-control-expose-headers': ['x-request-id', 'retry-after', PAYMENT_HEADERS.receipt, X402_HEADERS.paymentRequired, X402_HEADERS.responseV2].join(', ')
 } as const
 
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-  'access-control-allow-headers': ['content-type', 'x-request-id', PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet, PAYMENT_HEADERS.walletSignature].join(', '),
+  'access-control-allow-headers': ['content-type', 'x-request-id', PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet, PAYMENT_HEADERS.walletSignature,
+    X402_HEADERS.paymentV1, X402_HEADERS.paymentV2, 'access-control-expose-headers'].join(', '),
   'access-control-max-age': '600'
 } as const
 

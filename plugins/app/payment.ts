@@ -13,12 +13,20 @@ import { checkWalletSignature } from '../../lib/payment/wallet-signature.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
 import { encodeReceipt, paymentRequirement, type MerchantTerms, type PaymentRequirement } from '../../lib/payment/requirements.js'
 import { publicBaseUrl, requestPath } from '../../lib/http/public-url.js'
-import { NETWORKS } from '../../lib/solana/networks.js'
+import { encodeHeaderJson, X402_HEADERS } from '../../lib/x402/payment-headers.js'
+import type { X402Claim } from '../../lib/x402/x402-payments.js'
+import { createX402Gate, type Challenge } from './x402-gate.js'
 
 interface PaymentInFlight extends ClaimedPayment {
   /** Set once the claim was redeemed or released; later hooks leave it alone. */
   settled: boolean
   outcome: string
+  /** How it was paid: seed proof headers, or the standard x402 flow (v1 or v2). */
+  flow: 'proof' | 'x402-v1' | 'x402-v2'
+  /** The x402 claim, settled in onSend once the handler succeeded. */
+  x402?: X402Claim
+  /** Set while the x402 settlement runs: money may be moving, nothing may release the claim. */
+  settling?: boolean
 }
 
 declare module 'fastify' {
@@ -53,7 +61,7 @@ function failureCode (payload: unknown): string {
  */
 export default fp(async (fastify) => {
   const { config, store, solana } = fastify
-  const x402Network = NETWORKS[config.network].x402Network
+  const x402Network = config.x402Network
   const recipient = createRecipientAccount(solana.rpc, config.paymentMint, config.paymentAddress)
 
   const verifier = createPaymentVerifier({
@@ -87,7 +95,8 @@ export default fp(async (fastify) => {
         label: config.AGENT_NAME,
         maxAgeSeconds: config.PAYMENT_MAX_AGE_SECONDS,
         recipientTokenAccount,
-        walletSignatureRequired: config.REQUIRE_WALLET_SIGNATURE
+        walletSignatureRequired: config.REQUIRE_WALLET_SIGNATURE,
+        feePayer: fastify.x402.feePayer.address
       }
       cached = { recipientTokenAccount, requirement: paymentRequirement(terms, PAID_SERVICES[serviceName], '') }
       requirements.set(serviceName, cached)
@@ -101,17 +110,45 @@ export default fp(async (fastify) => {
 
   // Sent as JSON text of the PaymentRequired model: its open-ended error details make the
   // schema serializer slower than JSON.stringify on this path, which unpaid traffic hits most.
-  function sendChallenge (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, rejection: PaymentRejection, statusCode = 402) {
+  // The v1 requirements are the body; the PAYMENT-REQUIRED header carries them for x402 v2.
+  function challenge (request: FastifyRequest, serviceName: PaidServiceName, rejection: PaymentRejection, statusCode = 402): Challenge {
+    const url = resourceUrl(request)
     const body = {
       ...errorBody(request, statusCode, rejection.code, rejection.message, rejection.details),
       x402Version: 1,
-      accepts: [requirementFor(serviceName, resourceUrl(request))]
+      accepts: [requirementFor(serviceName, url)]
     }
-    return reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(JSON.stringify(body))
+    return {
+      statusCode,
+      headers: {
+        'cache-control': 'no-store',
+        'content-type': 'application/json; charset=utf-8',
+        [X402_HEADERS.paymentRequired]: encodeHeaderJson(fastify.x402.paymentRequired(serviceName, url, rejection.message))
+      },
+      body: JSON.stringify(body)
+    }
   }
+
+  function sendChallenge (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName, rejection: PaymentRejection, statusCode = 402) {
+    const answer = challenge(request, serviceName, rejection, statusCode)
+    return reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
+  }
+
+  const x402Gate = createX402Gate(fastify, { challenge, failureCode, resourceUrl })
 
   function gate (serviceName: PaidServiceName): preHandlerAsyncHookHandler {
     return async function paymentGate (request, reply) {
+      // X-PAYMENT / PAYMENT-SIGNATURE (and a request with several payments) are the x402 gate's.
+      const x402 = await x402Gate.read(request, serviceName)
+      if (x402 !== undefined) {
+        if ('claim' in x402) {
+          const { claim } = x402
+          request.payment = { signature: claim.signature, claimId: claim.claimId, payer: claim.payer, paid: claim.amount, service: serviceName, settled: false, outcome: 'PENDING', flow: claim.flow as 'x402-v1' | 'x402-v2', x402: claim }
+          return
+        }
+        store.audit.countUnpaid(serviceName, x402.code)
+        return reply.code(x402.refusal.statusCode).headers(x402.refusal.headers).send(x402.refusal.body)
+      }
       const read = readPaymentProof(request.headers)
       // HEAD never verifies, claims or spends anything: it answers like an unpaid GET.
       if ('absent' in read || request.method === 'HEAD') {
@@ -138,7 +175,7 @@ export default fp(async (fastify) => {
       }
       try {
         const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], storedResource(resourceUrl(request)))
-        request.payment = { ...claimed, settled: false, outcome: 'PENDING' }
+        request.payment = { ...claimed, settled: false, outcome: 'PENDING', flow: 'proof' }
       } catch (error) {
         if (isAppError(error)) {
           store.audit.countUnpaid(serviceName, error.code)
@@ -156,13 +193,15 @@ export default fp(async (fastify) => {
   function release (payment: PaymentInFlight, outcome: string) {
     payment.settled = true
     payment.outcome = outcome
-    store.claims.release(payment.signature, payment.claimId)
+    // An x402 claim's id may have been renewed by its settlement: release that one.
+    store.claims.release(payment.signature, payment.x402?.claimId ?? payment.claimId)
   }
 
   // Deliver and redeem together: a 2xx goes out only if this request still holds the claim.
   const redeemOnSend: onSendAsyncHookHandler = async (request, reply, payload) => {
     const payment = request.payment
-    if (payment === undefined || payment.settled) return payload
+    // x402 payments were settled (or released) by the x402 gate's onSend hook before this one.
+    if (payment === undefined || payment.settled || payment.flow !== 'proof') return payload
     if (reply.statusCode < 200 || reply.statusCode >= 300) {
       release(payment, failureCode(payload))
       return payload
@@ -181,13 +220,14 @@ export default fp(async (fastify) => {
 
   // The client left before the answer: give the proof back so it can be used again.
   const releaseOnAbort: onRequestAbortAsyncHookHandler = async (request) => {
-    if (request.payment !== undefined && !request.payment.settled) release(request.payment, 'CLIENT_ABORTED')
+    // Never while an x402 settlement runs: the transaction may be landing.
+    if (request.payment !== undefined && !request.payment.settled && request.payment.settling !== true) release(request.payment, 'CLIENT_ABORTED')
   }
 
   const auditOnResponse: onResponseAsyncHookHandler = async (request, reply) => {
     const payment = request.payment
     if (payment === undefined) return
-    if (!payment.settled) release(payment, 'HANDLER_FAILED')
+    if (!payment.settled && payment.settling !== true) release(payment, 'HANDLER_FAILED')
     store.audit.record({
       requestId: request.id,
       service: payment.service,
@@ -198,7 +238,8 @@ export default fp(async (fastify) => {
       outcome: payment.outcome,
       verified: true,
       status: reply.statusCode,
-      latencyMs: reply.elapsedTime
+      latencyMs: reply.elapsedTime,
+      flow: payment.flow
     })
   }
 
@@ -211,10 +252,10 @@ export default fp(async (fastify) => {
     if (serviceName === undefined) return
     if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
     route.preHandler = [...asArray(route.preHandler), gate(serviceName)]
-    route.onSend = [...asArray(route.onSend), redeemOnSend]
+    route.onSend = [...asArray(route.onSend), x402Gate.settleOnSend, redeemOnSend]
     route.onRequestAbort = [...asArray(route.onRequestAbort), releaseOnAbort]
     route.onResponse = [...asArray(route.onResponse), auditOnResponse]
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})
-}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'solana'] })
+}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'solana', 'x402'] })

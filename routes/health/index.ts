@@ -22,7 +22,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       operationId: 'getReadiness',
       tags: ['ops'],
-      summary: 'Dependencies: database, payment RPC and data RPC',
+      summary: 'Dependencies: database, payment RPC and data RPC; the x402 fee payer\'s balance (informative)',
       response: {
         200: documented(HealthStatus, 'ready: `ok`, or `degraded` when an RPC is down (paid routes that need it answer 503 meanwhile)'),
         503: documented(HealthStatus, 'not ready: the database does not answer'),
@@ -37,7 +37,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const [rpc, ownDataRpc] = await Promise.all([stateOf(health), data.health === health ? undefined : stateOf(data.health)])
     const dataRpc = ownDataRpc ?? rpc
     const status = database === 'down' ? 'down' : rpc === 'up' && dataRpc === 'up' ? 'ok' : 'degraded'
-    return reply.code(status === 'down' ? 503 : 200).send({ status, checks: { database, rpc, data_rpc: dataRpc } })
+    // The x402 fee payer's SOL (ok, low or unchecked) is shown but decides nothing: the seed flow needs no fee payer.
+    const feePayer = fastify.x402.feePayer.state()
+    return reply.code(status === 'down' ? 503 : 200).send({ status, checks: { database, rpc, data_rpc: dataRpc, fee_payer: feePayer } })
   })
 }
 

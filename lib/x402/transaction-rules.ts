@@ -1,0 +1,156 @@
+import {
+  decompileTransactionMessage,
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  type Address,
+  type Transaction
+} from '@solana/kit'
+import type { X402Rejection } from './rejection.js'
+
+export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111'
+export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
+export const LIGHTHOUSE_PROGRAM = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95'
+/** Every SPL Memo program a wallet may use: v1, v2 (MemoSq…) and p-memo. */
+export const MEMO_PROGRAMS: ReadonlySet<string> = new Set([
+  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
+  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+  'Memo4c2pN8afCj432Lb7RMVKi9PbQnnW7ewFFaV3oAH'
+])
+
+/** 5 lamports per compute unit: the exact scheme's cap on the priority fee the fee payer pays. */
+export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n
+/**
+ * The highest compute-unit limit accepted. A transfer with a memo uses ~20,000 CU; Faremeter asks
+ * for 50,000 and wallets that add Lighthouse assertions need more. At the price cap this bounds
+ * the priority fee of one settlement to 0.001 SOL.
+ */
+export const MAX_COMPUTE_UNIT_LIMIT = 200_000
+const SET_COMPUTE_UNIT_LIMIT = 2
+const SET_COMPUTE_UNIT_PRICE = 3
+const TRANSFER_CHECKED = 12
+/** The payer signs as token owner, the merchant as fee payer: nobody else. */
+const MAX_SIGNERS = 2
+
+export interface PaymentTerms {
+  feePayer: Address
+  mint: Address
+  amount: bigint
+  /** The payTo's associated token account of the mint, per token program. */
+  destinations: { token: Address, token2022: Address }
+}
+
+/** What the rules read from a transaction that passed them. */
+export interface CheckedTransfer {
+  transaction: Transaction
+  /** The token owner who signed the transfer. */
+  payer: string
+  amount: bigint
+  /** recent blockhash the transaction lives by */
+  blockhash: string
+}
+
+const transactionDecoder = getTransactionDecoder()
+const messageDecoder = getCompiledTransactionMessageDecoder()
+
+function reject (code: X402Rejection['code'], message: string): { rejection: X402Rejection } {
+  return { rejection: { code, message } }
+}
+
+function readU64 (data: ArrayLike<number> & { buffer: ArrayBufferLike, byteOffset: number, byteLength: number }, offset: number): bigint {
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(offset, true)
+}
+
+function readU32 (data: ArrayLike<number> & { buffer: ArrayBufferLike, byteOffset: number, byteLength: number }, offset: number): number {
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(offset, true)
+}
+
+/** Decodes a base64 wire transaction; undefined when it is not one. */
+export function decodeWireTransaction (base64: string): Transaction | undefined {
+  try {
+    return transactionDecoder.decode(Buffer.from(base64, 'base64'))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Our own rules for an `exact` payment transaction, checked before the library's and before any
+ * RPC call. Where the library is looser we are strict: the fee payer appears in no instruction
+ * (it pays fees and nothing else), only compute budget, one TransferChecked, memos and Lighthouse
+ * assertions, no lookup tables, no third signer, and a bounded compute budget.
+ */
+export function checkPaymentTransaction (base64: string, terms: PaymentTerms): { transfer: CheckedTransfer } | { rejection: X402Rejection } {
+  const transaction = decodeWireTransaction(base64)
+  if (transaction === undefined) return reject('X402_INVALID_PAYLOAD', 'payload.transaction is not a base64 Solana transaction')
+  let compiled
+  let message
+  try {
+    compiled = messageDecoder.decode(transaction.messageBytes)
+    if (compiled.version !== 'legacy' && compiled.version !== 0) return reject('X402_TRANSACTION_NOT_ALLOWED', `transaction version ${String(compiled.version)} is not accepted (legacy or 0)`)
+    if ('addressTableLookups' in compiled && (compiled.addressTableLookups?.length ?? 0) > 0) {
+      return reject('X402_TRANSACTION_NOT_ALLOWED', 'address lookup tables are not accepted: every account must be visible in the transaction')
+    }
+    message = decompileTransactionMessage(compiled)
+  } catch {
+    return reject('X402_INVALID_PAYLOAD', 'payload.transaction does not decode to a transaction message')
+  }
+
+  if (message.feePayer.address !== terms.feePayer) {
+    return reject('X402_FEE_PAYER_MISMATCH', `the transaction's fee payer must be ${terms.feePayer} (extra.feePayer)`)
+  }
+  const instructions = message.instructions
+  if (instructions.some(ix => ix.accounts?.some(account => account.address === terms.feePayer))) {
+    return reject('X402_FEE_PAYER_EXPOSED', 'the fee payer may pay fees only: it appears in an instruction\'s accounts (as authority, source or otherwise)')
+  }
+  const unknown = instructions.find(ix => ![COMPUTE_BUDGET_PROGRAM, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, LIGHTHOUSE_PROGRAM].includes(ix.programAddress) && !MEMO_PROGRAMS.has(ix.programAddress))
+  if (unknown !== undefined) {
+    return reject('X402_TRANSACTION_NOT_ALLOWED', `program ${unknown.programAddress} is not allowed (only compute budget, the token transfer, memo and Lighthouse)`)
+  }
+  if (compiled.header.numSignerAccounts > MAX_SIGNERS) {
+    return reject('X402_TRANSACTION_NOT_ALLOWED', `the transaction requires ${compiled.header.numSignerAccounts} signatures; only the payer's and the fee payer's are accepted`)
+  }
+
+  let limit: number | undefined
+  let price: bigint | undefined
+  for (const ix of instructions.filter(ix => ix.programAddress === COMPUTE_BUDGET_PROGRAM)) {
+    const data = ix.data ?? new Uint8Array()
+    if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.length === 5 && limit === undefined) limit = readU32(data, 1)
+    else if (data[0] === SET_COMPUTE_UNIT_PRICE && data.length === 9 && price === undefined) price = readU64(data, 1)
+    else return reject('X402_COMPUTE_BUDGET_INVALID', 'compute budget: exactly one SetComputeUnitLimit and one SetComputeUnitPrice, nothing else')
+  }
+  if (limit === undefined || price === undefined) {
+    return reject('X402_COMPUTE_BUDGET_INVALID', 'compute budget: SetComputeUnitLimit and SetComputeUnitPrice are both required')
+  }
+  if (price > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) {
+    return reject('X402_COMPUTE_PRICE_TOO_HIGH', `compute unit price ${price} exceeds ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS} micro-lamports`)
+  }
+  if (limit > MAX_COMPUTE_UNIT_LIMIT) {
+    return reject('X402_COMPUTE_BUDGET_INVALID', `compute unit limit ${limit} exceeds ${MAX_COMPUTE_UNIT_LIMIT}`)
+  }
+
+  const tokenInstructions = instructions.filter(ix => ix.programAddress === TOKEN_PROGRAM || ix.programAddress === TOKEN_2022_PROGRAM)
+  const transfer = tokenInstructions[0]
+  const data = transfer?.data
+  if (tokenInstructions.length !== 1 || data === undefined || data[0] !== TRANSFER_CHECKED || data.length !== 10 || transfer.accounts?.length !== 4) {
+    return reject('X402_TRANSACTION_NOT_ALLOWED', 'exactly one token instruction, a TransferChecked, is required')
+  }
+  const [, mint, destination, authority] = transfer.accounts.map(account => account.address)
+  if (mint !== terms.mint) return reject('X402_MINT_MISMATCH', `the transfer must be of mint ${terms.mint}`)
+  const expected = transfer.programAddress === TOKEN_PROGRAM ? terms.destinations.token : terms.destinations.token2022
+  if (destination !== expected) return reject('X402_RECIPIENT_MISMATCH', `the transfer must go to ${expected}, the payTo's associated token account`)
+  const amount = readU64(data, 1)
+  if (amount !== terms.amount) return reject('X402_AMOUNT_MISMATCH', `the transfer moves ${amount} base units; the price is exactly ${terms.amount}`)
+
+  const blockhash = 'blockhash' in message.lifetimeConstraint ? message.lifetimeConstraint.blockhash : undefined
+  if (blockhash === undefined) return reject('X402_TRANSACTION_NOT_ALLOWED', 'durable nonce transactions are not accepted')
+  return { transfer: { transaction, payer: authority, amount, blockhash } }
+}
+
+const base58 = getBase58Decoder()
+
+/** base58 text of signature bytes. */
+export function signatureText (bytes: Uint8Array): string {
+  return base58.decode(bytes)
+}

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs'
+import fp from 'fastify-plugin'
+import { loggableError } from '../../lib/errors/loggable-error.js'
+import { loadKeypairSigner, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
+import { createFeePayerMonitor, ensureMerchantTokenAccount, type FeePayerState } from '../../lib/x402/fee-payer.js'
+import { x402Network } from '../../lib/x402/networks.js'
+import { createX402Payments, type X402Payments } from '../../lib/x402/x402-payments.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The standard x402 flow (exact scheme, v1 and v2), the merchant acting as its own facilitator. */
+    x402: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle' | 'release'> & {
+      /** The x402 network, in both spellings. */
+      network: { v1: string, v2: string }
+      feePayer: { address: string, state: () => FeePayerState }
+    }
+  }
+}
+
+const BALANCE_CHECK_MS = 60_000
+const BALANCE_AFTER_SETTLE_MS = 10_000
+const TOKEN_ACCOUNT_RETRY_MS = 30_000
+
+/**
+ * The fee payer's keypair signs: its secret is read once here and never logged. The default is
+ * the merchant keypair; on first start without either file it is created as the seed does.
+ */
+async function loadFeePayer (path: string, merchantPath: string) {
+  if (path === merchantPath && !existsSync(path)) resolveMerchantAddress(path)
+  return await loadKeypairSigner(path)
+}
+
+export default fp(async (fastify) => {
+  const { config, store, solana } = fastify
+  let feePayer
+  try {
+    feePayer = await loadFeePayer(config.feePayerKeypairPath, config.MERCHANT_KEYPAIR_PATH)
+  } catch (error) {
+    throw new Error(`X402_FEE_PAYER_KEYPAIR_PATH: ${(error as Error).message}`)
+  }
+  const network = x402Network(config.x402Network)
+  const payments = await createX402Payments({
+    rpc: solana.rpc,
+    claims: store.claims,
+    feePayer,
+    network,
+    payTo: config.paymentAddress,
+    mint: config.paymentMint,
+    commitment: config.PAYMENT_COMMITMENT,
+    // The claim covers the handler and the settlement wait.
+    leaseMs: config.PAYMENT_LEASE_SECONDS * 1000 + config.X402_SETTLEMENT_TIMEOUT_MS,
+    settlementTimeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS,
+    maxTimeoutSeconds: Math.min(config.PAYMENT_MAX_AGE_SECONDS, 300),
+    ensureNetwork: async () => await solana.health.ensureVerified(error => fastify.log.fatal(error.message))
+  })
+
+  const monitor = createFeePayerMonitor({ rpc: solana.rpc, address: feePayer.address, minLamports: BigInt(config.X402_FEE_PAYER_MIN_LAMPORTS), log: fastify.log })
+  let lastBalanceCheck = 0
+  const checkBalance = () => {
+    lastBalanceCheck = Date.now()
+    monitor.check().catch(() => {})
+  }
+
+  fastify.decorate('x402', {
+    paymentRequired: payments.paymentRequired,
+    verifyAndClaim: payments.verifyAndClaim,
+    release: payments.release,
+    async settle (claim) {
+      const result = await payments.settle(claim)
+      if (Date.now() - lastBalanceCheck > BALANCE_AFTER_SETTLE_MS) checkBalance()
+      return result
+    },
+    network,
+    feePayer: { address: feePayer.address, state: monitor.state }
+  })
+
+  // Neither check holds up the start: an unreachable RPC or an unfunded fee payer only delays
+  // the standard flow, never the service.
+  checkBalance()
+  const balanceTimer = setInterval(checkBalance, BALANCE_CHECK_MS).unref()
+  let accountTimer: NodeJS.Timeout | undefined
+  const ensureAccount = () => {
+    ensureMerchantTokenAccount({ rpc: solana.rpc, feePayer, payTo: config.paymentAddress, mint: config.paymentMint, timeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS })
+      .then(outcome => {
+        if (outcome === 'created') fastify.log.info({ payTo: config.paymentAddress, mint: config.paymentMint }, 'created the merchant token account x402 payments go to')
+        if (typeof outcome === 'object') throw new Error(outcome.problem)
+      })
+      .catch((error: unknown) => {
+        fastify.log.warn({ error: loggableError(error), retryInMs: TOKEN_ACCOUNT_RETRY_MS }, 'the merchant token account for x402 payments could not be checked or created; official x402 clients cannot pay until it exists')
+        accountTimer = setTimeout(ensureAccount, TOKEN_ACCOUNT_RETRY_MS).unref()
+      })
+  }
+  ensureAccount()
+  fastify.addHook('onClose', async () => {
+    clearInterval(balanceTimer)
+    clearTimeout(accountTimer)
+  })
+}, { name: 'x402', fastify: '5.x', dependencies: ['config', 'store', 'solana'] })
