@@ -9,7 +9,7 @@ import { createManifestBuilder, MCP_PATH } from '../../lib/manifest/merchant-man
 import { createMerchantMcpServer } from '../../lib/mcp/merchant-mcp-server.js'
 import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
 import { createOriginPolicy, parseOriginList } from '../../lib/mcp/origin-policy.js'
-import { createPaidToolCaller, type ToolPaymentClaim, type ToolPayments } from '../../lib/mcp/paid-tool-call.js'
+import { createPaidToolCaller } from '../../lib/mcp/paid-tool-call.js'
 import { compileArgumentChecks } from '../../lib/mcp/tool-arguments.js'
 import { listTools } from '../../lib/mcp/tool-catalog.js'
 import { toolErrorBodies } from '../../lib/mcp/tool-errors.js'
@@ -41,7 +41,6 @@ export default fp(async (fastify) => {
   const info = { name: config.AGENT_NAME, title: config.AGENT_NAME, version: SERVICE_VERSION }
   const instructions = `${config.AGENT_DESCRIPTION} fetch_price and analyze_token are paid per call through x402 ` +
     '(tool-result binding); get_manifest, get_reputation and list_registry are free.'
-  const payments = (fastify as unknown as { x402?: ToolPayments<ToolPaymentClaim> }).x402
 
   const checkOrigin: onRequestAsyncHookHandler = async (request) => {
     const origin = request.headers.origin
@@ -59,16 +58,14 @@ export default fp(async (fastify) => {
       reputation: fastify.reputation,
       manifest
     }, () => publicBaseUrl(request, config.PUBLIC_BASE_URL))
-    const callPaidTool = payments === undefined
-      ? async () => { throw new Error('x402 payments are not available') }
-      : createPaidToolCaller({
-        payments,
-        errorBodyOf,
-        countUnpaid: (service, outcome) => store.audit.countUnpaid(service, outcome),
-        audit: async (entry) => {
-          await store.audit.record({ requestId: request.id, verified: true, ...entry })
-        }
-      })
+    const callPaidTool = createPaidToolCaller({
+      payments: fastify.x402,
+      errorBodyOf,
+      countUnpaid: (service, outcome) => store.audit.countUnpaid(service, outcome),
+      audit: async (entry) => {
+        await store.audit.record({ requestId: request.id, verified: true, flow: 'mcp', ...entry })
+      }
+    })
     return createMerchantMcpServer({ info, tools, argumentChecks, merchantTools, callPaidTool, errorBodyOf, instructions })
   }
 
@@ -107,4 +104,4 @@ export default fp(async (fastify) => {
   fastify.get(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, methodNotAllowed)
   fastify.delete(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, methodNotAllowed)
   fastify.options(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, async (_request, reply) => reply.code(204).headers(MCP_PREFLIGHT_HEADERS).send())
-}, { name: 'mcp', fastify: '5.x', dependencies: ['config', 'store', 'prices', 'token-analysis', 'registry', 'reputation'] })
+}, { name: 'mcp', fastify: '5.x', dependencies: ['config', 'store', 'x402', 'prices', 'token-analysis', 'registry', 'reputation'] })
