@@ -7,7 +7,7 @@ import { x402Client } from '@x402/core/client'
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import t from 'tap'
-import { startPriceApi } from '@token-merchant/localnet/price-api'
+import { PRICE_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
 import { PriceRecord, PriceResponse } from '../../../schemas/price.js'
 import { proofHeaders } from '../../fixtures/paid-chain.js'
 import { connectMcp } from '../../fixtures/mcp-client.js'
@@ -22,7 +22,7 @@ const ANALYSIS_PRICE = 100_000n
 // One merchant for the file: every case pays with its own buyer, so balances stay separate.
 const priceApi = await startPriceApi()
 t.teardown(() => priceApi.stop())
-const m = await startX402Merchant(t, { PRICE_API_URL: priceApi.url, PRICE_CACHE_TTL_MS: '0' })
+const m = await startX402Merchant(t, { PRICE_API_URL: priceApi.url, PRICE_CACHE_TTL_MS: '0', X402_SETTLEMENT_TIMEOUT_MS: '1000' })
 const client = await connectMcp(t, m.url)
 
 type Structured = Record<string, any>
@@ -147,6 +147,42 @@ t.test('the tool fails after the payment was verified: its own error, no money m
     { service: 'analyze-token', outcome: 'MINT_NOT_FOUND', flow: 'mcp' },
     { service: 'analyze-token', outcome: 'DELIVERED', flow: 'mcp' }
   ])
+})
+
+t.test('settlement fails after the tool ran: the PaymentRequired with the reason, the document withheld, nothing moved', async t => {
+  const buyer = await m.paid.newBuyer(PRICE)
+  const required = structured(await call('fetch_price', { token: 'SOL' })) as PaymentRequired
+  const payload = await payloadFor(buyer, required)
+  const before = await m.merchantBalance()
+  const elsewhere = await m.paid.chain.createWallet()
+  await m.paid.chain.createAta(m.paid.mint, elsewhere.address)
+
+  // The price source answers slowly; meanwhile the buyer moves the tokens the payment needs.
+  priceApi.resetCalls()
+  priceApi.fail({ mode: 'slow', delayMs: 1500, times: 1, path: PRICE_PATH })
+  const pending = call('fetch_price', { token: 'SOL' }, payload)
+  while (priceApi.requests().every(r => r.path !== PRICE_PATH)) await new Promise(resolve => setTimeout(resolve, 20))
+  await m.paid.pay(buyer, PRICE, { to: elsewhere.address })
+  const result = await pending
+  t.equal(result.isError, true)
+  // The node refuses the send at preflight (-32002); the x402 core reads a -32xxx answer as the
+  // node's state, so it reports the settlement pending rather than failed. Either way: the reason,
+  // no document, and nothing moved.
+  const settlementError = /^(X402_SETTLEMENT_FAILED|X402_SETTLEMENT_PENDING): /
+  t.match(structured(result), { x402Version: 2, error: settlementError, accepts: [{ amount: '50000' }] })
+  t.notOk('data' in structured(result), 'the price is withheld')
+  t.notOk(result._meta?.['x402/payment-response'])
+  t.equal(await m.merchantBalance(), before, 'nothing reached the merchant')
+  const rows = m.app.store.db.prepare("SELECT outcome, flow FROM audit_log WHERE payer = ? AND flow = 'mcp'").all(buyer.address)
+  t.match(rows, [{ outcome: /^X402_SETTLEMENT_(FAILED|PENDING)$/, flow: 'mcp' }])
+  t.equal(rows.length, 1)
+
+  // The same payment again, once any pending lease ran out: the transaction cannot land, so it is refused.
+  await new Promise(resolve => setTimeout(resolve, 1100))
+  const retried = await call('fetch_price', { token: 'SOL' }, payload)
+  t.equal(retried.isError, true)
+  t.match(structured(retried), { error: /^X402_/ })
+  t.equal(await m.merchantBalance(), before, 'still nothing moved')
 })
 
 t.test('tampered payloads are refused with the reason and move nothing', async t => {
