@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Type, type Static } from '@sinclair/typebox'
 import type { TransactionSigner } from '@solana/kit'
-import { x402Client } from '@x402/core/client'
+import { x402Client as X402Client } from '@x402/core/client'
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { V1_TO_V2_NETWORK_MAP } from '@x402/svm'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
@@ -225,7 +225,7 @@ export async function buyViaMcp<T = unknown> (client: Client, url: string, optio
   onStep?.({ type: 'requirements-accepted', service: call.service.name, amount: price, maxPrice: options.maxPrice })
 
   // The official x402 client builds the payment; its own spend control caps it at the checked price.
-  const payer = new x402Client()
+  const payer = new X402Client()
     .register(requirement.network as `${string}:${string}`, new ExactSvmScheme(options.signer, { rpcUrl: options.rpcUrl }))
     .setSpendControls({ maxAmountPerPayment: false, allowedAssets: [{ network: requirement.network as `${string}:${string}`, asset: requirement.asset, maxAmountPerPayment: price.toString() }] })
   let payload: PaymentPayload

@@ -35,11 +35,13 @@ const COMMANDS = {
       rpc: { type: 'string' },
       'max-price': { type: 'string' },
       signature: { type: 'string' },
-      retries: { type: 'string' }
+      retries: { type: 'string' },
+      via: { type: 'string' }
     },
     required: ['keypair'],
-    usage: 'buy <url> --keypair <file> [--rpc <url>] [--max-price <base units>] [--retries <n>] [--signature <sig>]\n' +
-      '      pay for one delivery of a paid URL; --signature delivers with an earlier payment instead of paying'
+    usage: 'buy <url> --keypair <file> [--rpc <url>] [--max-price <base units>] [--retries <n>] [--signature <sig>] [--via http|mcp]\n' +
+      '      pay for one delivery of a paid URL; --signature delivers with an earlier payment instead of paying;\n' +
+      '      --via mcp buys the same product through the merchant\'s MCP tool, paid with x402 (the merchant sends the transfer)'
   },
   register: {
     positionals: [],

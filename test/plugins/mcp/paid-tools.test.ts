@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit'
-import { x402Client } from '@x402/core/client'
+import { x402Client as X402Client } from '@x402/core/client'
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import t from 'tap'
@@ -34,7 +34,7 @@ async function call (name: string, args: Record<string, unknown>, payment?: unkn
 
 /** The official x402 client's payload for the requirements a tool returned. */
 async function payloadFor (buyer: KeyPairSigner, required: PaymentRequired): Promise<PaymentPayload> {
-  const payer = new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: m.paid.chain.url }))
+  const payer = new X402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: m.paid.chain.url }))
   payer.setSpendControls(false)
   return await payer.createPaymentPayload(required)
 }
