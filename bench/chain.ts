@@ -20,6 +20,7 @@ export interface ChainSetup {
 export type ChainRequest =
   | { op: 'pay', count: number, amount: bigint }
   | { op: 'register', registryAddress: string, from: number, to: number }
+  | { op: 'wallets', count: number, lamports: bigint, tokens: bigint }
   | { op: 'stats' }
   | { op: 'resetStats' }
 
@@ -59,6 +60,8 @@ export async function startChain () {
     pay: (count: number, amount: bigint) => request<Proof[]>({ op: 'pay', count, amount }),
     /** Registrations `agent-<from>` .. `agent-<to - 1>` mentioning `registryAddress`. */
     register: (registryAddress: string, from: number, to: number) => request<number>({ op: 'register', registryAddress, from, to }),
+    /** `count` new wallets with `lamports` and `tokens` base units of the mint: their 64-byte keypairs. */
+    wallets: async (count: number, lamports: bigint, tokens: bigint) => (await request<number[][]>({ op: 'wallets', count, lamports, tokens })).map(key => new Uint8Array(key)),
     /** RPC requests per method since the last reset (the host's own sends count too). */
     stats: () => request<Record<string, number>>({ op: 'stats' }),
     resetStats: () => request<void>({ op: 'resetStats' }),

@@ -1,6 +1,7 @@
 // The bench's result (written as JSON as it is) and its printed form: tables and one verdict per target.
 import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type Target, type Verdict } from './figures.js'
 import type { Comparison, LoadShape, MemoryFigures } from './load.js'
+import type { McpPaidFigures } from './mcp-paid-calls.js'
 import type { PaidCallSet } from './paid-calls.js'
 import type { RegistryFigures } from './registry.js'
 import type { StoreFigures } from './store.js'
@@ -35,6 +36,8 @@ export interface BenchResult {
     /** Upstream price requests during the measured calls (the price is cached). */
     priceApiCalls: number
   }
+  /** The MCP paid call beside the HTTP x402 one (bench/mcp-paid-calls.ts). */
+  mcp: McpPaidFigures
   store: { oneProcess: StoreFigures, twoProcesses: StoreFigures, synchronous: string }
   registry: RegistryFigures
   /** Service log lines at warn or above during the warn-level runs. */
@@ -60,7 +63,9 @@ export function problemsOf (result: Measured): string[] {
       [`getTransaction alone, ${set.concurrency} in flight`, set.getTransaction, 'found'],
       [`free route, ${set.concurrency} in flight`, set.freeRoute, 200]
     ]),
-    ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200]
+    ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200],
+    ['HTTP x402 paid call', result.mcp.httpPaid, 200], ['MCP paid tool call', result.mcp.mcpPaid, 'ok'],
+    ['HTTP manifest (MCP run)', result.mcp.httpFree, 200], ['MCP get_manifest', result.mcp.mcpFree, 'ok']
   ]
   const problems = expectations.flatMap(([name, figures, expected]) => {
     const unexpected = unexpectedResponses(figures, expected)
@@ -220,6 +225,21 @@ export function formatReport (result: BenchResult): string {
     `1 in flight, ${inService(paid.concurrent)} ${paid.concurrent.concurrency} in flight.`)
   out.push(`RPC requests per paid call: ${rpcPerCall(paid.sequential)} (1 in flight); ${rpcPerCall(paid.concurrent)} (${paid.concurrent.concurrency} in flight). ` +
     `Price API requests during the calls: ${paid.priceApiCalls}. Statuses: ${statuses(paid.sequential.paid)}; ${statuses(paid.concurrent.paid)}`)
+  out.push('')
+  const { mcp } = result
+  out.push(`MCP beside HTTP, both paid with x402 v2 and settled before the answer (${mcp.calls} calls each, 1 in flight, alternating in blocks of ${mcp.blockSize}; ` +
+    `payloads built beforehand by the official x402 client in ${mcp.payloadSeconds.toFixed(1)} s, not timed):`)
+  out.push(table(
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'calls', 'server CPU µs/call', 'client CPU µs/call'],
+    [
+      callRow(`GET ${mcp.path} with PAYMENT-SIGNATURE`, mcp.httpPaid),
+      callRow(`tools/call ${mcp.tool} with _meta["x402/payment"]`, mcp.mcpPaid),
+      callRow('GET /.well-known/agent.json', mcp.httpFree),
+      callRow('tools/call get_manifest', mcp.mcpFree)
+    ]))
+  out.push(`MCP over HTTP at p50: paid ${ms(mcp.mcpPaid.latency.p50 - mcp.httpPaid.latency.p50)} ms, free ${ms(mcp.mcpFree.latency.p50 - mcp.httpFree.latency.p50)} ms ` +
+    '(the JSON-RPC envelope, the SDK\'s per-request server and transport, schema checks). Statuses: ' +
+    `${statuses(mcp.httpPaid)}; ${statuses(mcp.mcpPaid)}`)
   out.push('')
   out.push(`Replay store (claim + redeem per signature, synchronous=${store.synchronous}, WAL):`)
   out.push(table(

@@ -9,8 +9,10 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { startPriceApi, type PriceApi } from '@token-merchant/localnet/price-api'
 import { PROJECT_ROOT } from '../project.js'
+import { writeKeypairFile } from '../lib/solana/keypair-file.js'
 import { startChain, type BenchChain } from './chain.js'
 import { compareWithBaseline, measureMemory, type LoadShape, type LoadTarget } from './load.js'
+import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { startBaseline, startPeer, startService, type BaselineAnswer, type BenchProcess, type PeerTerms } from './processes.js'
 import { measureRegistry } from './registry.js'
@@ -31,6 +33,10 @@ const FETCH_PRICE = 50_000n
 const PAID_SEQUENTIAL = 1000
 const PAID_CONCURRENT = 3000
 const PAID_BLOCKS = 5
+// The MCP paid call beside the HTTP x402 one: payloads signed by the bench, settled by the service.
+const MCP_CALLS = 300
+const MCP_BLOCK = 50
+const MCP_BUYERS = 4
 const STORE_SECONDS = 5
 const REGISTRY_SIZES = [2000, 10_000]
 const WARM_READS = 500
@@ -157,6 +163,35 @@ async function measurePaid (bench: Bench, service: BenchProcess): Promise<BenchR
   }
 }
 
+/**
+ * The MCP paid call beside the same purchase over HTTP, both x402 v2: a service of its own that
+ * advertises solana-devnet (official clients know the public clusters only) and pays fees from a
+ * funded fee payer.
+ */
+async function measureMcp (bench: Bench) {
+  progress(`MCP: ${MCP_CALLS} paid tools/call fetch_price beside ${MCP_CALLS} GET ${PAID_PATH} with PAYMENT-SIGNATURE, and a free document both ways`)
+  const [feePayer] = await bench.chain.wallets(1, 100_000_000_000n, 0n)
+  const buyers = await bench.chain.wallets(MCP_BUYERS, 1_000_000_000n, 1_000_000_000_000n)
+  const feePayerPath = join(bench.scratch, 'fee-payer.json')
+  writeKeypairFile(feePayerPath, feePayer)
+  const service = await bench.startService('service-mcp.db', { X402_NETWORK: 'solana-devnet', X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath })
+  return await stopAfter(service, async () => ({
+    figures: await measureMcpPaidCalls({
+      serviceUrl: service.url,
+      servicePid: service.pid,
+      rpcUrl: bench.chain.url,
+      buyers,
+      calls: MCP_CALLS,
+      blockSize: MCP_BLOCK,
+      path: PAID_PATH,
+      tool: 'fetch_price',
+      args: { token: 'SOL' },
+      freePath: MANIFEST_PATH
+    }),
+    warnings: service.warnings()
+  }))
+}
+
 async function main (): Promise<void> {
   const loadAtStart = loadavg()[0]
   progress('building: npx tsc -p tsconfig.json')
@@ -198,6 +233,7 @@ async function main (): Promise<void> {
       paid: await measurePaid(bench, service),
       warnings: service.warnings()
     }))
+    const { figures: mcp, warnings: mcpWarnings } = await measureMcp(bench)
     const { warnings: registryWarnings, ...registry } = await measureRegistry({
       chain,
       startService: async (database, registryAddress) => await bench.startService(database, { REGISTRY_ADDRESS: registryAddress }),
@@ -215,9 +251,10 @@ async function main (): Promise<void> {
       logLevel: LOG_LEVEL,
       ...http,
       paid,
+      mcp,
       store,
       registry,
-      serviceWarnings: [...serviceWarnings, ...registryWarnings]
+      serviceWarnings: [...serviceWarnings, ...mcpWarnings, ...registryWarnings]
     }
     const result: BenchResult = { ...measured, problems: problemsOf(measured), targets: targetsOf(measured) }
     mkdirSync(join(PROJECT_ROOT, 'bench', 'results'), { recursive: true })
