@@ -10,6 +10,10 @@ import { httpGet, parseHttpUrl, serverError, type HttpOptions } from './http.js'
 import { preparePayment, sendPayment, waitForConfirmation, type BuyerRpc, type Commitment } from './payment.js'
 import { checkRequirement, decodeReceipt, readPaymentRequirement } from './requirements.js'
 import type { OnStep } from './steps.js'
+import { payWithStandardFlow, standardOffer } from './x402-flow.js'
+
+/** How to pay: `x402` the standard flow, `proof` pay-then-prove, `auto` (default) x402 when offered. */
+export type PaymentFlow = 'auto' | 'x402' | 'proof'
 
 export interface BuyOptions extends HttpOptions {
   /** The buyer's wallet: owner of the paying token account and fee payer. */
@@ -32,6 +36,11 @@ export interface BuyOptions extends HttpOptions {
    * error): deliver with it and pay nothing.
    */
   paidSignature?: string
+  /**
+   * `auto` (default): the standard x402 flow when the merchant offers it (PAYMENT-REQUIRED with a
+   * fee payer) and `rpc` is a URL, else pay-then-prove. `x402` or `proof` insist on one.
+   */
+  flow?: PaymentFlow
   /** Deliveries retried with the same proof after a transient failure (default 5). */
   deliveryRetries?: number
   /** First pause before such a retry, doubling each time (default 500 ms). */
@@ -48,6 +57,8 @@ export interface BuyResult<T = unknown> {
   signature: string | null
   /** Base units this call paid: 0 when it delivered with an earlier payment or nothing was asked. */
   amountPaid: bigint
+  /** How it paid: the standard x402 flow, pay-then-prove, or null when nothing was asked. */
+  flow: 'x402' | 'proof' | null
 }
 
 /**
@@ -76,14 +87,14 @@ export async function buy<T = unknown> (url: string, options: BuyOptions): Promi
     const answer = await deliverWithProof(target, { signature, wallet: signer.address, walletSignature }, delivery)
     const receipt = decodeReceipt(answer.headers.get(PAYMENT_HEADERS.receipt))
     onStep?.({ type: 'delivered', status: answer.status, receipt })
-    return { url: target, status: answer.status, data: answer.body as T, receipt, signature, amountPaid }
+    return { url: target, status: answer.status, data: answer.body as T, receipt, signature, amountPaid, flow: 'proof' }
   }
   if (options.paidSignature !== undefined) return await deliver(options.paidSignature, 0n)
 
   onStep?.({ type: 'request', url: target })
   const first = await httpGet(target, options)
   if (first.status >= 200 && first.status < 300) {
-    return { url: target, status: first.status, data: first.body as T, receipt: null, signature: null, amountPaid: 0n }
+    return { url: target, status: first.status, data: first.body as T, receipt: null, signature: null, amountPaid: 0n, flow: null }
   }
   if (first.status !== 402) {
     const { code, message } = serverError(first.body)
@@ -106,6 +117,26 @@ export async function buy<T = unknown> (url: string, options: BuyOptions): Promi
   })
   const { price, service } = checkRequirement(requirement, manifest, target, options.maxPrice)
   onStep?.({ type: 'requirements-accepted', service: service.name, amount: price, maxPrice: options.maxPrice })
+
+  const flow = options.flow ?? 'auto'
+  const offer = flow === 'proof' ? undefined : standardOffer(first)
+  const rpcUrl = typeof options.rpc === 'string' ? options.rpc : undefined
+  if (flow === 'x402' && (offer === undefined || rpcUrl === undefined)) {
+    throw new BuyerError('REQUIREMENTS_MISMATCH', offer === undefined
+      ? `${target} does not offer the standard x402 flow (no PAYMENT-REQUIRED with a fee payer on a public Solana network); nothing was paid`
+      : 'the standard x402 flow needs the RPC as a URL; nothing was paid')
+  }
+  // The standard offer must be the same deal the manifest and the v1 body describe.
+  if (offer !== undefined && rpcUrl !== undefined && offer.amount === price && offer.payTo === requirement.payTo && offer.asset === requirement.asset) {
+    onStep?.({ type: 'flow', flow: 'x402', reason: flow === 'x402' ? 'asked for' : 'the merchant offers it' })
+    const paid = await payWithStandardFlow(target, offer, {
+      signer, rpcUrl, fetch: options.fetch, timeoutMs: options.timeoutMs, onStep, retries: delivery.retries, retryDelayMs: delivery.retryDelayMs
+    })
+    onStep?.({ type: 'delivered', status: paid.status, receipt: paid.receipt })
+    return { url: target, status: paid.status, data: paid.body as T, receipt: paid.receipt, signature: paid.receipt?.transaction ?? null, amountPaid: price, flow: 'x402' }
+  }
+  if (flow === 'x402') throw new BuyerError('REQUIREMENTS_MISMATCH', `the x402 offer of ${target} differs from its v1 requirements; nothing was paid`)
+  onStep?.({ type: 'flow', flow: 'proof', reason: flow === 'proof' ? 'asked for' : offer === undefined ? 'the merchant offers no standard x402 flow' : rpcUrl === undefined ? 'the RPC is not a URL' : 'the x402 offer differs from the v1 requirements' })
 
   const plan = await preparePayment(rpc, signer.address, requirement, price)
   const sent = await sendPayment(rpc, signer, plan, commitment)

@@ -16,6 +16,9 @@ export type BuyStep =
     network: string
   }
   | { type: 'requirements-accepted', service: string, amount: bigint, maxPrice: bigint | undefined }
+  /** Which way this purchase pays: the standard x402 flow (the merchant settles) or pay-then-prove. */
+  | { type: 'flow', flow: 'x402' | 'proof', reason: string }
+  | { type: 'x402-payment-sent', header: string }
   | { type: 'payment-sent', signature: string, amount: bigint, source: string, destination: string, mint: string, tokenProgram: string }
   | { type: 'payment-confirmed', signature: string, commitment: string }
   | { type: 'proof-sent', signature: string, attempt: number }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Address } from '@solana/kit'
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import { buy, type BuyResult } from '../client/buy.js'
 import { formatMcpStep, formatReputation, formatStep, paymentToken } from '../client/cli/format.js'
 import { discover, getManifest, getReputation } from '../client/discovery.js'
@@ -69,8 +70,7 @@ function describeData (service: string, data: unknown): string {
 export async function runDemo ({ log, signal }: { log: (line: string) => void, signal?: AbortSignal }): Promise<DemoSummary> {
   log('token-merchant demo: a buyer pays a merchant per request over x402, all on this machine (no network).')
   log('\n1. Start the local Solana chain, the local price stand-in and the merchant process')
-  // Official x402 clients know the public clusters only: on the local chain the merchant advertises devnet's.
-  const env = await startDemoEnvironment({ merchantEnv: { X402_NETWORK: 'solana-devnet' } })
+  const env = await startDemoEnvironment()
   const stopOnAbort = () => { env.stop().catch(() => {}) }
   signal?.addEventListener('abort', stopOnAbort, { once: true })
   try {
@@ -109,21 +109,28 @@ export async function runDemo ({ log, signal }: { log: (line: string) => void, s
     log(`   ${reputationBefore.transactions} verified payments so far, success rate ${reputationBefore.success_rate ?? 'n/a'}`)
 
     const purchases: DemoPurchase[] = []
-    let buyerAccount: Address | undefined
+    // One purchase per flow: the standard x402 flow (the official @x402/fetch client; the merchant
+    // co-signs as fee payer and settles) and pay-then-prove (the buyer pays, then shows the signature).
     const targets = [
-      { service: 'fetch-price', path: '/api/fetch-price/SOL' },
-      { service: 'analyze-token', path: `/api/analyze-token/${env.mint}` }
+      { service: 'fetch-price', path: '/api/fetch-price/SOL', flow: 'x402' as const },
+      { service: 'analyze-token', path: `/api/analyze-token/${env.mint}`, flow: 'proof' as const }
     ]
+    const [buyerAccount] = (await findAssociatedTokenPda({ owner: buyer.address, mint: env.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))
     for (const [i, target] of targets.entries()) {
       const url = `${merchant.url}${target.path}`
       const price = BigInt(manifest.services.find(s => s.name === target.service)?.price ?? 0)
-      log(`\n${7 + i}. Buy ${target.service}: GET ${target.path} (spending limit: the manifest price, ${price} base units)`)
-      const onStep = (step: BuyStep) => {
-        if (step.type === 'payment-sent') buyerAccount = step.source as Address
-        log(`   ${formatStep(step, paymentToken(manifest)).replaceAll('\n', '\n   ')}`)
-      }
-      const result: BuyResult = await buy(url, { signer: buyer, rpc: env.net.rpc, manifest, maxPrice: price, onStep })
+      log(`\n${7 + i}. Buy ${target.service} with ${target.flow === 'x402' ? 'the standard x402 flow' : 'pay-then-prove'}: GET ${target.path} (spending limit: the manifest price, ${price} base units)`)
+      const onStep = (step: BuyStep) => log(`   ${formatStep(step, paymentToken(manifest)).replaceAll('\n', '\n   ')}`)
+      const solBefore = (await env.net.rpc.getBalance(buyer.address).send()).value
+      const result: BuyResult = await buy(url, { signer: buyer, rpc: env.net.url, manifest, maxPrice: price, onStep, flow: target.flow })
       if (result.signature === null || result.receipt?.transaction !== result.signature) throw new DemoStepFailed(`${target.path} delivered without a matching receipt`)
+      if (result.flow !== target.flow) throw new DemoStepFailed(`${target.path} was paid with ${String(result.flow)}, not ${target.flow}`)
+      const solSpent = solBefore - (await env.net.rpc.getBalance(buyer.address).send()).value
+      if (target.flow === 'x402') {
+        log(`   settled by the merchant: signature ${result.signature}`)
+        if (solSpent !== 0n) throw new DemoStepFailed(`the buyer spent ${solSpent} lamports on an x402 payment; the merchant pays the fee`)
+      }
+      log(`   buyer SOL spent on fees: ${solSpent} lamports${target.flow === 'x402' ? ' (the merchant paid the fee)' : ''}`)
       log(`   data: ${describeData(target.service, result.data)}`)
       purchases.push({ service: target.service, via: 'http', url, signature: result.signature, amountPaid: result.amountPaid, data: result.data })
     }
@@ -156,7 +163,7 @@ export async function runDemo ({ log, signal }: { log: (line: string) => void, s
     const merchantBalance = await balanceOf(merchant.tokenAccount)
     const spent = purchases.reduce((sum, p) => sum + p.amountPaid, 0n)
     log(`\n${mcpStep + 1}. Balances on the chain`)
-    log(`   buyer    ${formatTokenAmount(await balanceOf(buyerAccount as Address), USDC_DECIMALS)} USDC (paid ${formatTokenAmount(spent, USDC_DECIMALS)})`)
+    log(`   buyer    ${formatTokenAmount(await balanceOf(buyerAccount), USDC_DECIMALS)} USDC (paid ${formatTokenAmount(spent, USDC_DECIMALS)})`)
     log(`   merchant ${formatTokenAmount(merchantBalance, USDC_DECIMALS)} USDC`)
     if (merchantBalance !== spent) throw new DemoStepFailed(`the merchant holds ${merchantBalance} base units; the buyer paid ${spent}`)
 

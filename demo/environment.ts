@@ -79,6 +79,9 @@ export async function startDemoEnvironment (options: DemoEnvironmentOptions = {}
       DATABASE_PATH: join(dir, 'merchant.db'),
       MERCHANT_KEYPAIR_PATH: keypairPath,
       REGISTRY_REFRESH_SECONDS: '1',
+      // Official x402 clients know only the public clusters: the local chain poses as devnet (its
+      // payment mint sits at the devnet USDC address), as an operator of a local chain would set it.
+      X402_NETWORK: 'solana-devnet',
       ...options.merchantEnv
     }, dir)
     cleanups.push(() => merchantProcess.stop())

@@ -86,9 +86,13 @@ const buyCommand: Command = async (args, progress) => {
   const maxPrice = args['max-price'] === undefined ? undefined : nonNegativeInteger(args['max-price'], 'max-price')
   const deliveryRetries = args.retries === undefined ? undefined : Number(nonNegativeInteger(args.retries, 'retries'))
   if (deliveryRetries !== undefined && deliveryRetries > MAX_RETRIES) throw new UsageError(`--retries must be at most ${MAX_RETRIES}`)
+  const flow = args.flow ?? 'auto'
+  if (flow !== 'auto' && flow !== 'x402' && flow !== 'proof') throw new UsageError(`--flow must be auto, x402 or proof, got "${flow}"`)
+  if (flow === 'x402' && args.signature !== undefined) throw new UsageError('--signature is a pay-then-prove proof: it goes with --flow proof or auto')
   const via = args.via ?? 'http'
   if (!(VIAS as readonly string[]).includes(via)) throw new UsageError(`--via must be one of ${VIAS.join(', ')}, got "${via}"`)
   if (via === 'mcp' && args.signature !== undefined) throw new UsageError('--signature applies to HTTP proofs; an MCP payment that was not delivered moved nothing, buy again')
+  if (via === 'mcp' && flow === 'proof') throw new UsageError('--via mcp pays with x402 only: drop --flow proof')
   const signer = await signerFrom(args.keypair)
   const merchant = await getManifest(new URL(url).origin)
   const rpc = rpcFor(merchant.network, args.rpc)
@@ -104,6 +108,7 @@ const buyCommand: Command = async (args, progress) => {
       manifest: merchant,
       paidSignature: args.signature,
       deliveryRetries,
+      flow,
       onStep: step => {
         steps.push(step)
         progress(formatStep(step, paymentToken(merchant)))

@@ -84,6 +84,12 @@ export function formatStep (step: BuyStep, token: { decimals: number, symbol: st
     case 'requirements-accepted':
       return `✓ matches the manifest's ${step.service} terms (price, recipient, mint)` +
         (step.maxPrice === undefined ? '' : `; within the spending limit of ${step.maxPrice} base units`)
+    case 'flow':
+      return step.flow === 'x402'
+        ? `✓ flow: standard x402 (the official client signs a transfer, the merchant co-signs as fee payer and settles; no SOL spent) — ${step.reason}`
+        : `✓ flow: pay-then-prove (pay on chain, then show the signature) — ${step.reason}`
+    case 'x402-payment-sent':
+      return `→ GET again with ${step.header.toUpperCase()} (a signed transfer the merchant settles after preparing the answer)`
     case 'payment-sent':
       return `→ paid ${amount(step.amount)} with one transferChecked ${step.source} → ${step.destination}\n  signature ${step.signature}`
     case 'payment-confirmed':

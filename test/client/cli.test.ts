@@ -110,7 +110,7 @@ t.test('as a process: usage error 1, keygen 0 with a 0600 file', async t => {
   await net.mintTo(env.mint, buyerAddress(), 1_000_000n)
 })
 
-t.test('as a process: buy exits 3 under the spending guard (nothing sent), 0 with --json data and receipt', async t => {
+t.test('as a process: buy exits 3 under the spending guard (nothing sent), 0 with --json data and receipt (standard x402 flow by default)', async t => {
   const address = buyerAddress()
   const before = await signaturesOf(address)
   const refused = await spawnCli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--max-price', '49999', '--json')
@@ -124,14 +124,36 @@ t.test('as a process: buy exits 3 under the spending guard (nothing sent), 0 wit
   const { result } = bought.json
   t.match(result, { status: 200, amountPaid: '50000', data: { data: { mintSymbol: 'SOL' } }, receipt: { success: true, payer: address } })
   t.equal(result.receipt.transaction, result.signature)
+  t.equal(result.flow, 'x402', 'the merchant offers the standard flow, so the client uses it')
   t.same(result.steps.map((s: { type: string }) => s.type),
-    ['request', 'payment-required', 'requirements-accepted', 'payment-sent', 'payment-confirmed', 'proof-sent', 'delivered'])
+    ['request', 'payment-required', 'requirements-accepted', 'flow', 'x402-payment-sent', 'delivered'])
   t.same((await signaturesOf(address)).filter(s => !before.includes(s)), [result.signature], 'one transaction')
+
+  const proof = await spawnCli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--flow', 'proof', '--json')
+  t.equal(proof.code, 0, proof.stdout)
+  t.equal(proof.json.result.flow, 'proof')
+  t.same(proof.json.result.steps.map((s: { type: string }) => s.type),
+    ['request', 'payment-required', 'requirements-accepted', 'flow', 'payment-sent', 'payment-confirmed', 'proof-sent', 'delivered'])
+
+  const overCap = await spawnCli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--max-price', '49999', '--flow', 'x402', '--json')
+  t.equal(overCap.code, 3, 'the spending cap applies to the standard flow too')
+  const human = await cli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url)
+  t.match(human.stderr, /✓ flow: standard x402/, 'the CLI says which flow it used')
+})
+
+t.test('as a process: the standard flow with a failing upstream settles nothing: exit 2 (the merchant\'s upstream failed), no transaction', async t => {
+  const before = await signaturesOf(buyerAddress())
+  env.priceApi.fail({ mode: 'error', status: 500, path: PRICE_PATH })
+  const failed = await spawnCli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--retries', '0', '--json')
+  env.priceApi.fail(null)
+  t.match(failed.json, { ok: false, error: { code: 'REQUEST_FAILED', status: 502, serverCode: 'UPSTREAM_ERROR' } })
+  t.equal(failed.code, 2)
+  t.same(await signaturesOf(buyerAddress()), before, 'nothing was paid')
 })
 
 t.test('as a process: buy exits 4 when paid but not delivered and prints the signature to retry with', async t => {
   env.priceApi.fail({ mode: 'error', status: 500, path: PRICE_PATH })
-  const failed = await spawnCli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--retries', '0')
+  const failed = await spawnCli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--retries', '0', '--flow', 'proof')
   env.priceApi.fail(null)
   t.equal(failed.code, 4)
   t.equal(failed.stdout, '')
@@ -141,7 +163,7 @@ t.test('as a process: buy exits 4 when paid but not delivered and prints the sig
   t.match(failed.stderr, `retry the delivery without paying again:\n  token-merchant buy ${priceUrl} --keypair ${keyfile} --rpc ${net.url} --signature ${signature}`)
 
   const before = await signaturesOf(buyerAddress())
-  const resumed = await cli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--signature', signature, '--json')
+  const resumed = await cli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--signature', signature, '--flow', 'proof', '--json')
   t.equal(resumed.code, 0, resumed.stdout)
   t.match(resumed.json.result, { status: 200, amountPaid: '0', signature, receipt: { transaction: signature } })
   t.same(await signaturesOf(buyerAddress()), before, 'no second payment')

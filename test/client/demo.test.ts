@@ -25,8 +25,10 @@ t.test('runDemo: the whole flow on real processes over real HTTP, in the specifi
   t.match(output, /prices come from this local Jupiter stand-in, not the live market/)
   t.match(output, /payment mint\s+4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU \(USDC, 6 decimals, at the devnet USDC address\)/)
   const order = ['Register the merchant', 'Discover: GET /registry', 'Read the manifest', 'Check the reputation',
-    '← 402 Payment Required: 0.05 USDC', '→ paid 0.05 USDC', '→ GET again with x-payment-signature', '✓ 200 delivered',
-    '← 402 Payment Required: 0.1 USDC', '→ paid 0.1 USDC', 'Buy fetch-price through MCP', 'tools: fetch_price, analyze_token',
+    '← 402 Payment Required: 0.05 USDC', '✓ flow: standard x402', '→ GET again with PAYMENT-SIGNATURE', '✓ 200 delivered',
+    'settled by the merchant', 'buyer SOL spent on fees: 0 lamports',
+    '← 402 Payment Required: 0.1 USDC', '✓ flow: pay-then-prove', '→ paid 0.1 USDC', '→ GET again with x-payment-signature',
+    'Buy fetch-price through MCP', 'tools: fetch_price, analyze_token',
     '→ tools/call fetch_price {"token":"JUP"} (no payment)', '← PaymentRequired: 0.05 USDC', '✓ transfer signed by',
     'with the payment in _meta["x402/payment"]', '✓ delivered; settled: transaction', 'Reputation after the purchases']
   const positions = order.map(text => output.indexOf(text))

@@ -1,7 +1,10 @@
 import t from 'tap'
-import { wrapFetchWithPayment, x402Client, x402HTTPClient, decodePaymentResponseHeader } from '@x402/fetch'
+import { wrapFetchWithPayment, x402Client as X402Client, x402HTTPClient as X402HTTPClient, decodePaymentResponseHeader } from '@x402/fetch'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { ExactSvmSchemeV1 } from '@x402/svm/exact/v1/client'
+import { wrap as wrapWithFaremeter } from '@faremeter/fetch'
+import { createPaymentHandler } from '@faremeter/payment-solana/exact'
+import { partiallySignTransaction } from '@solana/kit'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
@@ -15,7 +18,7 @@ t.test('the official @x402/fetch client pays both routes', async (t) => {
 
   t.test('v2 (PAYMENT-REQUIRED / PAYMENT-SIGNATURE)', async (t) => {
     const buyer = await m.paid.newBuyer(10_000_000n)
-    const client = new x402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: m.paid.chain.url }))
+    const client = new X402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: m.paid.chain.url }))
     client.setSpendControls(false)
     const pay = wrapFetchWithPayment(fetch, client)
     for (const route of routes) {
@@ -25,7 +28,7 @@ t.test('the official @x402/fetch client pays both routes', async (t) => {
       const body = await res.json()
       t.equal(res.status, 200, `${route.path}: ${JSON.stringify(body).slice(0, 300)}`)
       t.ok(route.check(body), 'the data')
-      const receipt = new x402HTTPClient(client).getPaymentSettleResponse(name => res.headers.get(name))
+      const receipt = new X402HTTPClient(client).getPaymentSettleResponse(name => res.headers.get(name))
       t.match(receipt, { success: true, network: DEVNET, payer: buyer.address, transaction: String })
       t.equal(await m.merchantBalance() - before, route.price, 'the merchant got exactly the price')
       t.equal(await m.solBalance(buyer.address), sol, 'the buyer paid no SOL')
@@ -34,7 +37,7 @@ t.test('the official @x402/fetch client pays both routes', async (t) => {
 
   t.test('v1 (X-PAYMENT), as a client that reads only the v1 body', async (t) => {
     const buyer = await m.paid.newBuyer(10_000_000n)
-    const client = new x402Client().registerV1('solana-devnet', new ExactSvmSchemeV1(buyer, { rpcUrl: m.paid.chain.url }))
+    const client = new X402Client().registerV1('solana-devnet', new ExactSvmSchemeV1(buyer, { rpcUrl: m.paid.chain.url }))
     client.setSpendControls(false)
     // A v1-only view of the server: the v2 header hidden, so the official client falls back to the body.
     const v1Fetch: typeof fetch = async (input, init) => {
@@ -57,6 +60,29 @@ t.test('the official @x402/fetch client pays both routes', async (t) => {
       t.notOk(res.headers.get('payment-response'), 'a v1 payment gets the v1 receipt')
       t.equal(await m.merchantBalance() - before, route.price)
       t.equal(await m.solBalance(buyer.address), sol)
+    }
+  })
+
+  t.test('Faremeter (@faremeter/fetch + @faremeter/payment-solana exact)', async (t) => {
+    const buyer = await m.paid.newBuyer(10_000_000n)
+    const wallet = {
+      network: 'devnet',
+      publicKey: buyer.address,
+      partiallySignTransaction: async (tx: Parameters<typeof partiallySignTransaction>[1]) => await partiallySignTransaction([buyer.keyPair], tx)
+    }
+    const pay = wrapWithFaremeter(fetch, { handlers: [createPaymentHandler(wallet, m.paid.mint, m.paid.chain.url)] })
+    for (const route of routes) {
+      const before = await m.merchantBalance()
+      const sol = await m.solBalance(buyer.address)
+      const res = await pay(`${m.url}${route.path}`)
+      const body = await res.json()
+      t.equal(res.status, 200, `${route.path}: ${JSON.stringify(body).slice(0, 300)}`)
+      t.ok(route.check(body), 'the data')
+      const receipt = res.headers.get('payment-response') ?? res.headers.get('x-payment-response')
+      t.ok(receipt, 'a receipt')
+      t.match(JSON.parse(Buffer.from(receipt ?? '', 'base64').toString('utf8')), { success: true, payer: buyer.address })
+      t.equal(await m.merchantBalance() - before, route.price, 'the merchant got exactly the price')
+      t.equal(await m.solBalance(buyer.address), sol, 'the buyer paid no SOL')
     }
   })
 })
