@@ -52,13 +52,18 @@ export function createMerchantMcpServer (options: MerchantMcpServerOptions): Mcp
         return errorResult(errorBodyOf(error))
       }
     }
-    return await options.callPaidTool({
-      tool: name,
-      service,
-      payload: request.params._meta?.[X402_PAYMENT_META_KEY],
-      run: async () => await merchantTools.run(name, args),
-      signal: extra.signal
-    })
+    try {
+      return await options.callPaidTool({
+        tool: name,
+        service,
+        payload: request.params._meta?.[X402_PAYMENT_META_KEY],
+        run: async () => await merchantTools.run(name, args),
+        signal: extra.signal
+      })
+    } catch (error) {
+      // Not the SDK's JSON-RPC error, which would carry the internal message: the error body, logged.
+      return errorResult(errorBodyOf(error))
+    }
   })
 
   return mcp

@@ -113,7 +113,16 @@ export function createPaidToolCaller<Claim extends ToolPaymentClaim> (deps: Paid
       return errorResult(errorBodyOf(new AppError('SERVICE_UNAVAILABLE', 'The call was cancelled before settlement; nothing was charged')))
     }
 
-    const settled = await payments.settle(claim)
+    let settled
+    try {
+      settled = await payments.settle(claim)
+    } catch (error) {
+      // Unknown whether the transaction went out: the claim stays pending until its lease ends, and
+      // a retry with the same payload asks the chain first (delivered if it landed, never twice).
+      const body = errorBodyOf(error)
+      await record(body.code, body.statusCode)
+      return errorResult(body)
+    }
     if (!settled.ok) {
       await record(settled.code, settled.pending ? 503 : 402)
       return paymentRequiredResult(payments.paymentRequired(service, resource, reason(settled)))
