@@ -92,3 +92,12 @@ t.test('the rate limit counts MCP calls like any request', async t => {
   t.ok(limited.headers.get('retry-after'))
   t.match(await limited.json(), { statusCode: 429, code: 'RATE_LIMITED' })
 })
+
+t.test('each MCP request is logged on completion with its request id, as Fastify logs the others', async t => {
+  const lines: Array<Record<string, any>> = []
+  const stream = { write: (line: string) => { lines.push(JSON.parse(line)) } }
+  const url = await listen(await build(t, { LOG_LEVEL: 'info' }, undefined, stream))
+  await (await post(url, initialize, { 'x-request-id': 'mcp-log-1' })).text()
+  await new Promise(resolve => setImmediate(resolve))
+  t.match(lines.filter(line => line.reqId === 'mcp-log-1' && line.msg === 'request completed'), [{ res: { statusCode: 200 }, responseTime: Number }])
+})
