@@ -19,6 +19,7 @@ export interface ChainSetup {
 
 export type ChainRequest =
   | { op: 'pay', count: number, amount: bigint }
+  | { op: 'x402Payloads', count: number, amount: bigint, feePayer: string }
   | { op: 'register', registryAddress: string, from: number, to: number }
   | { op: 'wallets', count: number, lamports: bigint, tokens: bigint }
   | { op: 'stats' }
@@ -58,6 +59,11 @@ export async function startChain () {
     pid: child.pid as number,
     /** `count` landed payments to the merchant of at least `amount` base units each. */
     pay: (count: number, amount: bigint) => request<Proof[]>({ op: 'pay', count, amount }),
+    /**
+     * `count` x402 `exact` transactions of `amount` to the merchant, signed by the buyers and left for
+     * `feePayer` to co-sign (base64). Built on one fresh blockhash: use them within ~150 landed transactions.
+     */
+    x402Payloads: (count: number, amount: bigint, feePayer: string) => request<string[]>({ op: 'x402Payloads', count, amount, feePayer }),
     /** Registrations `agent-<from>` .. `agent-<to - 1>` mentioning `registryAddress`. */
     register: (registryAddress: string, from: number, to: number) => request<number>({ op: 'register', registryAddress, from, to }),
     /** `count` new wallets with `lamports` and `tokens` base units of the mint: their 64-byte keypairs. */

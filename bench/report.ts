@@ -3,6 +3,7 @@ import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type Targe
 import type { Comparison, LoadShape, MemoryFigures } from './load.js'
 import type { McpPaidFigures } from './mcp-paid-calls.js'
 import type { PaidCallSet } from './paid-calls.js'
+import type { X402CallSet } from './x402-calls.js'
 import type { RegistryFigures } from './registry.js'
 import type { StoreFigures } from './store.js'
 
@@ -33,6 +34,8 @@ export interface BenchResult {
     prepareSeconds: number
     sequential: PaidCallSet
     concurrent: PaidCallSet
+    /** The standard x402 flow's paid call (the service verifies, co-signs, sends, confirms). */
+    x402: { sequential: X402CallSet, concurrent: X402CallSet }
     /** Upstream price requests during the measured calls (the price is cached). */
     priceApiCalls: number
   }
@@ -63,8 +66,12 @@ export function problemsOf (result: Measured): string[] {
       [`getTransaction alone, ${set.concurrency} in flight`, set.getTransaction, 'found'],
       [`free route, ${set.concurrency} in flight`, set.freeRoute, 200]
     ]),
+    ...[paid.x402.sequential, paid.x402.concurrent].flatMap((set): Array<[string, LoadFigures, number | string]> => [
+      [`x402 paid calls, ${set.concurrency} in flight`, set.x402, 200],
+      [`x402 RPC calls alone, ${set.concurrency} in flight`, set.rpcAlone, 'landed']
+    ]),
     ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200],
-    ['HTTP x402 paid call', result.mcp.httpPaid, 200], ['MCP paid tool call', result.mcp.mcpPaid, 'ok'],
+    ['HTTP x402 paid call (MCP run)', result.mcp.httpPaid, 200], ['MCP paid tool call', result.mcp.mcpPaid, 'ok'],
     ['HTTP manifest (MCP run)', result.mcp.httpFree, 200], ['MCP get_manifest', result.mcp.mcpFree, 'ok']
   ]
   const problems = expectations.flatMap(([name, figures, expected]) => {
@@ -225,6 +232,28 @@ export function formatReport (result: BenchResult): string {
     `1 in flight, ${inService(paid.concurrent)} ${paid.concurrent.concurrency} in flight.`)
   out.push(`RPC requests per paid call: ${rpcPerCall(paid.sequential)} (1 in flight); ${rpcPerCall(paid.concurrent)} (${paid.concurrent.concurrency} in flight). ` +
     `Price API requests during the calls: ${paid.priceApiCalls}. Statuses: ${statuses(paid.sequential.paid)}; ${statuses(paid.concurrent.paid)}`)
+  const x402 = paid.x402
+  out.push('')
+  out.push(`x402 paid calls: GET ${paid.path} with PAYMENT-SIGNATURE carrying a fresh payer-signed exact transaction; the service verifies ` +
+    '(simulation), runs the handler, co-signs as fee payer, sends and confirms, then answers. RPC alone = simulateTransaction, ' +
+    'sendTransaction and getSignatureStatuses through the service\'s RPC client, over transactions of the same shape, same concurrency.')
+  out.push(table(
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'calls', 'server CPU µs/call', 'client CPU µs/call'],
+    [
+      callRow('x402 paid call, 1 in flight', x402.sequential.x402),
+      callRow('its RPC calls alone, 1 in flight', x402.sequential.rpcAlone),
+      callRow('seed paid call (proof), 1 in flight', paid.sequential.paid),
+      callRow(`x402 paid call, ${x402.concurrent.concurrency} in flight`, x402.concurrent.x402),
+      callRow(`its RPC calls alone, ${x402.concurrent.concurrency} in flight`, x402.concurrent.rpcAlone),
+      callRow(`seed paid call (proof), ${paid.concurrent.concurrency} in flight`, paid.concurrent.paid)
+    ]))
+  const own = (set: X402CallSet) => ms(set.x402.latency.p50 - set.rpcAlone.latency.p50)
+  const ownP99 = (set: X402CallSet) => ms(set.x402.latency.p99 - set.rpcAlone.latency.p99)
+  const x402Rpc = (set: X402CallSet) => Object.entries(set.rpcByMethod).map(([method, count]) => `${method} ${(count / set.x402.requests).toFixed(2)}`).join(', ') || 'none'
+  out.push(`x402 split at p50: RPC ${ms(x402.sequential.rpcAlone.latency.p50)} ms + own ${own(x402.sequential)} ms (1 in flight; p99 own ${ownP99(x402.sequential)} ms), ` +
+    `RPC ${ms(x402.concurrent.rpcAlone.latency.p50)} ms + own ${own(x402.concurrent)} ms (${x402.concurrent.concurrency} in flight). ` +
+    `Time inside the service (audit log) p50 ${ms(x402.sequential.serviceElapsed.p50)} ms (p99 ${ms(x402.sequential.serviceElapsed.p99)}). ` +
+    `RPC requests per x402 call: ${x402Rpc(x402.sequential)}. Statuses: ${statuses(x402.sequential.x402)}; ${statuses(x402.concurrent.x402)}`)
   out.push('')
   const { mcp } = result
   out.push(`MCP beside HTTP, both paid with x402 v2 and settled before the answer (${mcp.calls} calls each, 1 in flight, alternating in blocks of ${mcp.blockSize}; ` +

@@ -9,11 +9,13 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { startPriceApi, type PriceApi } from '@token-merchant/localnet/price-api'
 import { PROJECT_ROOT } from '../project.js'
-import { writeKeypairFile } from '../lib/solana/keypair-file.js'
 import { startChain, type BenchChain } from './chain.js'
 import { compareWithBaseline, measureMemory, type LoadShape, type LoadTarget } from './load.js'
 import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit'
+import { generateKeypairBytes, writeKeypairFile } from '../lib/solana/keypair-file.js'
+import { measureX402Calls } from './x402-calls.js'
 import { startBaseline, startPeer, startService, type BaselineAnswer, type BenchProcess, type PeerTerms } from './processes.js'
 import { measureRegistry } from './registry.js'
 import { formatReport, problemsOf, targetsOf, type BenchResult } from './report.js'
@@ -33,6 +35,9 @@ const FETCH_PRICE = 50_000n
 const PAID_SEQUENTIAL = 1000
 const PAID_CONCURRENT = 3000
 const PAID_BLOCKS = 5
+const X402_SEQUENTIAL = 500
+const X402_CONCURRENT = 1000
+const FEE_PAYER_LAMPORTS = 100_000_000_000
 // The MCP paid call beside the HTTP x402 one: payloads signed by the bench, settled by the service.
 const MCP_CALLS = 300
 const MCP_BLOCK = 50
@@ -74,6 +79,8 @@ interface Bench {
   priceApi: PriceApi
   scratch: string
   startService: (database: string, overrides?: Record<string, string>) => Promise<BenchProcess>
+  /** The x402 fee payer every service start co-signs with (funded on the chain). */
+  feePayer: KeyPairSigner
 }
 
 async function stopAfter<T> (process: BenchProcess, work: (process: BenchProcess) => Promise<T>): Promise<T> {
@@ -152,6 +159,11 @@ async function measurePaid (bench: Bench, service: BenchProcess): Promise<BenchR
   const sequential = await measurePaidCalls({ ...options, proofs: proofs.slice(0, PAID_SEQUENTIAL), concurrency: 1 })
   progress(`paid calls: ${PAID_CONCURRENT} with ${SHAPE.connections} in flight, alternating likewise`)
   const concurrent = await measurePaidCalls({ ...options, proofs: proofs.slice(PAID_SEQUENTIAL), concurrency: SHAPE.connections })
+  const x402Options = { service, databasePath: options.databasePath, chain, path: PAID_PATH, price: FETCH_PRICE, feePayer: bench.feePayer }
+  progress(`x402 paid calls (PAYMENT-SIGNATURE, the service settles): ${X402_SEQUENTIAL} one at a time, each block beside its RPC calls alone`)
+  const x402Sequential = await measureX402Calls({ ...x402Options, calls: X402_SEQUENTIAL, concurrency: 1 })
+  progress(`x402 paid calls: ${X402_CONCURRENT} with ${SHAPE.connections} in flight`)
+  const x402Concurrent = await measureX402Calls({ ...x402Options, calls: X402_CONCURRENT, concurrency: SHAPE.connections })
   return {
     path: PAID_PATH,
     freePath: MANIFEST_PATH,
@@ -159,22 +171,20 @@ async function measurePaid (bench: Bench, service: BenchProcess): Promise<BenchR
     prepareSeconds,
     sequential,
     concurrent,
+    x402: { sequential: x402Sequential, concurrent: x402Concurrent },
     priceApiCalls: priceCalls() - priceCallsBefore
   }
 }
 
 /**
- * The MCP paid call beside the same purchase over HTTP, both x402 v2: a service of its own that
- * advertises solana-devnet (official clients know the public clusters only) and pays fees from a
- * funded fee payer.
+ * The MCP paid call beside the same purchase over HTTP, both x402 v2, on a service of its own
+ * (advertising solana-devnet, fees from the bench's fee payer); buyers' keys held by the bench, so
+ * the official x402 client builds the payloads.
  */
 async function measureMcp (bench: Bench) {
   progress(`MCP: ${MCP_CALLS} paid tools/call fetch_price beside ${MCP_CALLS} GET ${PAID_PATH} with PAYMENT-SIGNATURE, and a free document both ways`)
-  const [feePayer] = await bench.chain.wallets(1, 100_000_000_000n, 0n)
   const buyers = await bench.chain.wallets(MCP_BUYERS, 1_000_000_000n, 1_000_000_000_000n)
-  const feePayerPath = join(bench.scratch, 'fee-payer.json')
-  writeKeypairFile(feePayerPath, feePayer)
-  const service = await bench.startService('service-mcp.db', { X402_NETWORK: 'solana-devnet', X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath })
+  const service = await bench.startService('service-mcp.db')
   return await stopAfter(service, async () => ({
     figures: await measureMcpPaidCalls({
       serviceUrl: service.url,
@@ -205,11 +215,29 @@ async function main (): Promise<void> {
     progress('starting the local chain (own process) and the price API stand-in')
     chain = await startChain()
     priceApi = await startPriceApi()
-    const env = { SOLANA_RPC_URL: chain.url, PAYMENT_MINT: chain.mint, PAYMENT_ADDRESS: chain.merchant, PRICE_API_URL: priceApi.url }
+    // The standard x402 flow needs a funded fee payer, and a network official clients know.
+    const feePayerBytes = generateKeypairBytes()
+    const feePayerPath = join(scratch, 'fee-payer.json')
+    writeKeypairFile(feePayerPath, feePayerBytes)
+    const feePayer = await createKeyPairSignerFromBytes(feePayerBytes)
+    await request(chain.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'requestAirdrop', params: [feePayer.address, FEE_PAYER_LAMPORTS] })
+    }).then(async response => await response.body.dump())
+    const env = {
+      SOLANA_RPC_URL: chain.url,
+      PAYMENT_MINT: chain.mint,
+      PAYMENT_ADDRESS: chain.merchant,
+      PRICE_API_URL: priceApi.url,
+      X402_NETWORK: 'solana-devnet',
+      X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath
+    }
     const bench: Bench = {
       chain,
       priceApi,
       scratch,
+      feePayer,
       startService: async (database, overrides = {}) => await startService({
         ...env,
         LOG_LEVEL,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
+import { X402_HEADERS } from '../lib/x402/payment-headers.js'
 import { PaymentRequiredCodes } from './responses.js'
 
 export const PaymentRequirement = Type.Object({
@@ -23,7 +24,8 @@ export const PaymentRequirement = Type.Object({
       walletSignature: Type.String({ examples: ['x-payment-wallet-signature'], description: 'the payer\'s base58 ed25519 signature over "token-merchant proof <signature> <METHOD> <path>"' })
     }, { description: 'headers to send with the repeated request' }),
     walletSignatureRequired: Type.Boolean({ description: 'whether proofs must carry the wallet signature (REQUIRE_WALLET_SIGNATURE); a present one is always checked' }),
-    solanaPayUrl: Type.String({ description: 'Solana Pay transfer request for the payment' })
+    solanaPayUrl: Type.String({ description: 'Solana Pay transfer request for the payment' }),
+    feePayer: Type.Optional(Type.String({ description: 'x402 exact scheme: the fee payer the transaction must name; the merchant co-signs as it and pays the fee' }))
   })
 }, { $id: 'PaymentRequirement' })
 
@@ -45,14 +47,18 @@ export const PaymentRequired = Type.Object({
 export const PROOF_HEADERS = Type.Object({
   [PAYMENT_HEADERS.signature]: Type.Optional(Type.String({ description: 'base58 signature of the payment transaction (pay-then-prove)' })),
   [PAYMENT_HEADERS.wallet]: Type.Optional(Type.String({ description: 'base58 public key of the wallet that signed and paid' })),
-  [PAYMENT_HEADERS.walletSignature]: Type.Optional(Type.String({ description: 'the payer\'s base58 ed25519 signature over the UTF-8 text "token-merchant proof <signature> <METHOD> <path>": binds the proof to this request' }))
+  [PAYMENT_HEADERS.walletSignature]: Type.Optional(Type.String({ description: 'the payer\'s base58 ed25519 signature over the UTF-8 text "token-merchant proof <signature> <METHOD> <path>": binds the proof to this request' })),
+  [X402_HEADERS.paymentV1]: Type.Optional(Type.String({ description: 'x402 v1 payment (standard flow): base64 JSON PaymentPayload with the payer-signed exact transaction' })),
+  [X402_HEADERS.paymentV2]: Type.Optional(Type.String({ description: 'x402 v2 payment (standard flow): base64 JSON PaymentPayload with the payer-signed exact transaction' }))
 })
 
 /** Paid operations: call without proof to get the 402, or with both proof headers. */
-export const PAID_SECURITY: Array<Record<string, string[]>> = [{}, { paymentSignature: [], paymentWallet: [] }]
+export const PAID_SECURITY: Array<Record<string, string[]>> = [{}, { paymentSignature: [], paymentWallet: [] }, { x402PaymentV2: [] }, { x402PaymentV1: [] }]
 
 /** The proof headers as OpenAPI security schemes (apiKey in header: what clients know how to send). */
 export const PAYMENT_SECURITY_SCHEMES = {
   paymentSignature: { type: 'apiKey', in: 'header', name: PAYMENT_HEADERS.signature, description: 'signature of the on-chain payment' },
-  paymentWallet: { type: 'apiKey', in: 'header', name: PAYMENT_HEADERS.wallet, description: 'wallet that signed the payment' }
+  paymentWallet: { type: 'apiKey', in: 'header', name: PAYMENT_HEADERS.wallet, description: 'wallet that signed the payment' },
+  x402PaymentV2: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'x402 v2 payment payload (standard flow; the merchant settles after delivering)' },
+  x402PaymentV1: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'x402 v1 payment payload (standard flow; the merchant settles after delivering)' }
 } as const

@@ -57,8 +57,14 @@ function codesByStatus (operation: OperationId): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>()
   const codes: ErrorCode[] = [...OPERATION_ERRORS[operation], ...EVERY_OPERATION]
   for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...byStatus.get(ERROR_CODES[code].status) ?? [], code])
-  // A paid delivery whose lease ran out while it was served answers 409 PAYMENT_ALREADY_USED.
-  if (PAID_OPERATIONS.has(operation)) byStatus.set(409, [...byStatus.get(409) ?? [], 'PAYMENT_ALREADY_USED'])
+  if (PAID_OPERATIONS.has(operation)) {
+    // A paid delivery whose lease ran out while it was served answers 409 PAYMENT_ALREADY_USED.
+    byStatus.set(409, [...byStatus.get(409) ?? [], 'PAYMENT_ALREADY_USED'])
+    // The standard x402 flow: two payments in one request, and a settlement not confirmed in time or not payable.
+    // BAD_REQUEST: a Host header the 402's resource URL cannot be built from.
+    byStatus.set(400, [...byStatus.get(400) ?? [], 'PAYMENT_FORMS_CONFLICT', 'BAD_REQUEST'])
+    byStatus.set(503, [...byStatus.get(503) ?? [], 'X402_SETTLEMENT_PENDING', 'X402_FEE_PAYER_UNFUNDED'])
+  }
   return byStatus
 }
 
@@ -82,7 +88,11 @@ export const HEADERS = {
     'x-ratelimit-remaining': header('requests left in the current window (when rate limiting is on)', { type: 'integer' }),
     'x-ratelimit-reset': header('seconds until the window resets (when rate limiting is on)', { type: 'integer' })
   },
-  receipt: { [PAYMENT_HEADERS.receipt]: header('x402 receipt: base64 JSON { success, transaction, network, payer }') }
+  receipt: {
+    [PAYMENT_HEADERS.receipt]: header('x402 v1 receipt (proof headers or X-PAYMENT): base64 JSON { success, transaction, network, payer }'),
+    'payment-response': header('x402 v2 receipt (PAYMENT-SIGNATURE): base64 JSON { success, transaction, network (CAIP-2), payer }')
+  },
+  paymentRequired: { 'payment-required': header('x402 v2 PaymentRequired, base64 JSON (exact scheme, CAIP-2 network, amount, asset, payTo, extra.feePayer)') }
 }
 
 const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.rateLimit }
@@ -114,7 +124,7 @@ export function documented<T extends TSchema> (schema: T, description: string, h
 
 /** The 402 of a paid operation: the payment requirements in the common error shape. */
 export const paymentRequiredResponse = (model: TSchema) =>
-  jsonResponse(Type.Ref(model.$id as string), 'payment required or the proof was refused: pay, then repeat the request with proof headers')
+  jsonResponse(Type.Ref(model.$id as string), 'payment required or the payment was refused: pay with X-PAYMENT / PAYMENT-SIGNATURE (the requirements are in the body, v1, and the PAYMENT-REQUIRED header, v2), or pay on chain and repeat the request with proof headers', HEADERS.paymentRequired)
 
 /** Any status not listed (for example 404 NOT_FOUND for a path that matches no route), in the one error shape. */
 export const defaultResponse = (model: TSchema) => jsonResponse(Type.Ref(model.$id as string), 'any other error, in the one error shape')

@@ -29,6 +29,6 @@ t.test('every npm command in the README exists', async (t) => {
 
 t.test('the configuration table lists exactly the variables the service reads', async (t) => {
   const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Errors'))
-  const documented = new Set([...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map(m => m[1]))
+  const documented = new Set([...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map(m => m[1]))
   t.same([...documented].sort(), Object.keys(ConfigSchema.properties).sort())
 })

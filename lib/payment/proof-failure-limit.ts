@@ -2,6 +2,11 @@ import { AppError } from '../errors/app-error.js'
 
 /** Refusals that mean the client's proof named no good payment (not our or the node's trouble). */
 const FAILED_PROOF_CODES = new Set(['INVALID_PAYMENT_HEADER', 'PAYMENT_NOT_FOUND', 'PAYMENT_FAILED', 'PAYER_MISMATCH', 'AMOUNT_TOO_LOW', 'PAYMENT_EXPIRED', 'PAYMENT_ALREADY_USED', 'WALLET_SIGNATURE_REQUIRED', 'WALLET_SIGNATURE_INVALID'])
+
+/** x402 refusals that are the client's doing (any 402 of the standard flow but a failed settlement). */
+function isFailedProof (code: string): boolean {
+  return FAILED_PROOF_CODES.has(code) || (code.startsWith('X402_') && code !== 'X402_SETTLEMENT_FAILED' && code !== 'X402_SETTLEMENT_PENDING' && code !== 'X402_FEE_PAYER_UNFUNDED')
+}
 // Clients are forgotten once their window is over; the sweep runs when the table gets this big.
 const SWEEP_AT = 10_000
 
@@ -32,7 +37,7 @@ export function createProofFailureLimit (options: { limit: number, windowMs: num
 
     /** Counts a refusal against the client when it says the proof was bad. */
     record (client: string, code: string): void {
-      if (options.limit === 0 || !FAILED_PROOF_CODES.has(code)) return
+      if (options.limit === 0 || !isFailedProof(code)) return
       if (windows.size >= SWEEP_AT) for (const [key] of windows) if (current(key) === undefined) windows.delete(key)
       const window = current(client)
       if (window === undefined) windows.set(client, { start: now(), failures: 1 })

@@ -134,7 +134,7 @@ export default fp(async (fastify) => {
     return reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
   }
 
-  const x402Gate = createX402Gate(fastify, { challenge, failureCode, resourceUrl })
+  const x402Gate = createX402Gate(fastify, { challenge, failureCode, resourceUrl, beforeVerify: request => failureLimit.check(request.ip) })
 
   function gate (serviceName: PaidServiceName): preHandlerAsyncHookHandler {
     return async function paymentGate (request, reply) {
@@ -147,6 +147,7 @@ export default fp(async (fastify) => {
           return
         }
         store.audit.countUnpaid(serviceName, x402.code)
+        failureLimit.record(request.ip, x402.code)
         return reply.code(x402.refusal.statusCode).headers(x402.refusal.headers).send(x402.refusal.body)
       }
       const read = readPaymentProof(request.headers)

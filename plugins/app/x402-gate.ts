@@ -18,6 +18,8 @@ export interface X402GateOptions {
   /** The code a failed handler answered with. */
   failureCode: (payload: unknown) => string
   resourceUrl: (request: FastifyRequest) => string
+  /** Before any RPC work: throws (429) when the client's failed payments used up PROOF_FAILURE_LIMIT. */
+  beforeVerify: (request: FastifyRequest) => void
 }
 
 export type X402GateResult =
@@ -55,6 +57,7 @@ export function createX402Gate (fastify: FastifyInstance, options: X402GateOptio
     if (form.kind !== 'x402') return undefined
     const decoded = decodePaymentHeader(form.header)
     if ('rejection' in decoded) return { code: decoded.rejection.code, refusal: options.challenge(request, serviceName, decoded.rejection) }
+    options.beforeVerify(request)
     const result = await x402.verifyAndClaim(decoded.payload, serviceName, { resource: options.resourceUrl(request), flow: form.flow })
     if (result.ok) return { claim: result.claim }
     return { code: result.code, refusal: withRetryAfter(options.challenge(request, serviceName, result, result.statusCode), result.retryAfterSeconds) }

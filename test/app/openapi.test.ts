@@ -69,8 +69,12 @@ t.test('the document is a contract: servers, license, every status with its code
   t.ok(price.responses['200'].headers['x-payment-response'], 'the receipt header is documented')
   t.ok(price.responses['503'].headers['retry-after'], 'Retry-After is documented')
   t.ok(price.responses['402'].headers['x-request-id'], 'x-request-id is documented')
-  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name), ['x-payment-wallet-signature', 'x-payment-signature', 'x-payment-wallet'])
-  t.same(Object.keys(document.components.securitySchemes), ['paymentSignature', 'paymentWallet'])
+  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name), ['x-payment-wallet-signature', 'x-payment', 'payment-signature', 'x-payment-signature', 'x-payment-wallet'])
+  t.same(Object.keys(document.components.securitySchemes), ['paymentSignature', 'paymentWallet', 'x402PaymentV2', 'x402PaymentV1'])
+  t.ok(price.responses['402'].headers['payment-required'], 'the x402 v2 challenge header is documented')
+  t.ok(price.responses['200'].headers['payment-response'], 'the x402 v2 receipt header is documented')
+  t.same(document.components.schemas.FetchPriceError400.properties.code.anyOf?.map((c: { enum: string[] }) => c.enum[0]) ?? document.components.schemas.FetchPriceError400.properties.code.enum,
+    ['VALIDATION_ERROR', 'PAYMENT_FORMS_CONFLICT', 'BAD_REQUEST'], '400 lists exactly its codes')
   const health = document.paths['/health/ready'].get.responses
   t.notMatch(JSON.stringify(health), /Default Response/, 'health answers are described')
 

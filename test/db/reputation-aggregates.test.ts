@@ -48,6 +48,17 @@ function record (db: SqliteDatabase, entries: AuditEntry[]) {
   db.transaction(() => { for (const entry of entries) audit.record(entry) })()
 }
 
+/** Rows as a schema before 006 (no flow column) had them written. */
+function recordBeforeFlow (db: SqliteDatabase, entries: AuditEntry[]) {
+  const insert = db.prepare(`INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  db.transaction(() => {
+    for (const e of entries) {
+      insert.run(e.at ?? Date.now(), e.requestId, e.service, e.resource, e.payer ?? null, e.signature ?? null, e.amount?.toString() ?? null, e.outcome, e.verified ? 1 : 0, e.status, e.latencyMs)
+    }
+  })()
+}
+
 /** The figures straight from the audit rows, with the histogram buckets worked out here. */
 function figuresFromRows (db: SqliteDatabase, from: number) {
   const bounds = db.prepare('SELECT upper_ms FROM reputation_latency_buckets ORDER BY upper_ms').pluck().all() as number[]
@@ -129,7 +140,7 @@ t.test('the migration computes the aggregates of the rows written before it', as
   const db = new Database(join(dir, 'merchant.db'))
   t.teardown(() => db.close())
   applyMigrations(db, earlier)
-  record(db, randomEntries(1000, 3, NOW - 40 * DAY_MS))
+  recordBeforeFlow(db, randomEntries(1000, 3, NOW - 40 * DAY_MS))
 
   t.ok(applyMigrations(db).includes(3), '003 applied over existing rows')
   checkAgainstRows(t, db, 'after the migration')

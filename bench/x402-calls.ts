@@ -1,0 +1,101 @@
+// The standard x402 flow's paid call on the local chain: each call carries a fresh payer-signed
+// `exact` transaction (PAYMENT-SIGNATURE, v2) that the service verifies (simulation), co-signs,
+// sends and confirms before it answers. Beside it, the same RPC work done alone by the bench through
+// the service's RPC client (simulateTransaction, sendTransaction, getSignatureStatuses), over other
+// transactions of the same shape, with the same number in flight: the split between the chain's
+// time and the service's own. Transactions are built per block, just before use: a blockhash lives
+// 150 slots and every landed transaction makes one.
+import { setTimeout as sleep } from 'node:timers/promises'
+import { getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type KeyPairSigner, type Signature } from '@solana/kit'
+import Database from 'better-sqlite3'
+import { Pool } from 'undici'
+import { createRpcClient } from '../lib/solana/rpc-client.js'
+import type { BenchChain } from './chain.js'
+import { mergeSamples, summarize, type CallSample, type LatencySummary, type LoadFigures } from './figures.js'
+import type { LoadTarget } from './load.js'
+import { getStatus, timeEach } from './timed-calls.js'
+
+export interface X402CallSet {
+  concurrency: number
+  /** Server CPU: the service's. */
+  x402: LoadFigures
+  /** The RPC calls of one x402 call, made alone (server CPU: the chain's; client CPU: the service's RPC client here). */
+  rpcAlone: LoadFigures
+  rpcByMethod: Record<string, number>
+  /** Time inside the service per delivered x402 call (its audit log). */
+  serviceElapsed: LatencySummary
+}
+
+const AUDIT_SETTLE_MS = 200
+const BLOCK = 100
+const decoder = getTransactionDecoder()
+
+function auditLatencies (databasePath: string, afterId: number): { latencies: number[], lastId: number } {
+  const db = new Database(databasePath, { readonly: true })
+  try {
+    const rows = db.prepare("SELECT id, latency_ms FROM audit_log WHERE id > ? AND outcome = 'DELIVERED' AND flow = 'x402-v2'").all(afterId) as Array<{ id: number, latency_ms: number }>
+    return { latencies: rows.map(row => row.latency_ms), lastId: rows.reduce((last, row) => Math.max(last, row.id), afterId) }
+  } finally {
+    db.close()
+  }
+}
+
+function header (transaction: string, accepted: unknown, resource: unknown): string {
+  return Buffer.from(JSON.stringify({ x402Version: 2, resource, accepted, payload: { transaction } })).toString('base64')
+}
+
+export async function measureX402Calls (options: {
+  service: LoadTarget
+  databasePath: string
+  chain: BenchChain
+  path: string
+  price: bigint
+  feePayer: KeyPairSigner
+  calls: number
+  concurrency: number
+}): Promise<X402CallSet> {
+  const { service, databasePath, chain, path, price, feePayer, calls, concurrency } = options
+  const challenge = await fetch(`${service.url}${path}`)
+  const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as { accepts: unknown[], resource: unknown }
+  const auditBefore = auditLatencies(databasePath, 0).lastId
+  const pool = new Pool(service.url, { connections: concurrency, pipelining: 1 })
+  const rpc = createRpcClient(chain.url, 10_000)
+  const paid: CallSample[] = []
+  const alone: CallSample[] = []
+  const rpcByMethod: Record<string, number> = {}
+  try {
+    for (let done = 0; done < calls; done += BLOCK) {
+      const size = Math.min(BLOCK, calls - done)
+      const forService = await chain.x402Payloads(size, price, feePayer.address)
+      await chain.resetStats()
+      paid.push(await timeEach(forService, concurrency, service.pid, async tx =>
+        await getStatus(pool, path, { 'payment-signature': header(tx, required.accepts[0], required.resource) })))
+      for (const [method, count] of Object.entries(await chain.stats())) rpcByMethod[method] = (rpcByMethod[method] ?? 0) + count
+
+      const forRpc = await chain.x402Payloads(size, price, feePayer.address)
+      alone.push(await timeEach(forRpc, concurrency, chain.pid, async wire => {
+        const simulated = await rpc.simulateTransaction(wire as never, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment: 'confirmed' }).send()
+        if (simulated.value.err !== null) return 'simulation-failed'
+        const tx = decoder.decode(Buffer.from(wire, 'base64'))
+        const signature = await signBytes(feePayer.keyPair.privateKey, tx.messageBytes)
+        const signed = getBase64EncodedWireTransaction({ ...tx, signatures: { ...tx.signatures, [feePayer.address]: signature as never } })
+        const id = await rpc.sendTransaction(signed as never, { encoding: 'base64', preflightCommitment: 'confirmed' }).send()
+        for (;;) {
+          const status = (await rpc.getSignatureStatuses([id as Signature]).send()).value[0]
+          if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') return status.err === null ? 'landed' : 'failed'
+          await sleep(5)
+        }
+      }))
+    }
+  } finally {
+    await pool.close()
+  }
+  await sleep(AUDIT_SETTLE_MS)
+  return {
+    concurrency,
+    x402: mergeSamples(paid),
+    rpcAlone: mergeSamples(alone),
+    rpcByMethod,
+    serviceElapsed: summarize(auditLatencies(databasePath, auditBefore).latencies)
+  }
+}
