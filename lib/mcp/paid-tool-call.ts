@@ -46,6 +46,11 @@ export interface PaidToolCallDeps<Claim extends ToolPaymentClaim> {
   countUnpaid: (service: PaidServiceName, outcome: string) => void
   /** The common error body of a thrown error (AppError with its code; anything else INTERNAL_ERROR, logged). */
   errorBodyOf: (error: unknown) => ErrorBody
+  /**
+   * PROOF_FAILURE_LIMIT for this caller, as on HTTP: `check` throws 429 RATE_LIMITED once its
+   * payments failed too often (before any RPC call), `record` counts a refusal that was its doing.
+   */
+  failureLimit?: { check: () => void, record: (code: string) => void }
   now?: () => number
 }
 
@@ -85,9 +90,15 @@ export function createPaidToolCaller<Claim extends ToolPaymentClaim> (deps: Paid
       return paymentRequiredResult(payments.paymentRequired(service, resource, `PAYMENT_REQUIRED: ${call.tool} is paid; pay one of accepts and call again with the payment`))
     }
 
+    try {
+      deps.failureLimit?.check()
+    } catch (error) {
+      return errorResult(errorBodyOf(error))
+    }
     const verified = await payments.verifyAndClaim(call.payload, service, { resource, flow: 'mcp' })
     if (!verified.ok) {
       countUnpaid(service, verified.code)
+      deps.failureLimit?.record(verified.code)
       return paymentRequiredResult(payments.paymentRequired(service, resource, reason(verified)))
     }
 

@@ -5,6 +5,7 @@ import { AppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
+import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.js'
 import { createManifestBuilder, MCP_PATH } from '../../lib/manifest/merchant-manifest.js'
 import { createMerchantMcpServer } from '../../lib/mcp/merchant-mcp-server.js'
 import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
@@ -39,6 +40,8 @@ export default fp(async (fastify) => {
   const manifest = createManifestBuilder(config)
   const originAllowed = createOriginPolicy({ allowed: parseOriginList(config.MCP_ALLOWED_ORIGINS) ?? [], publicBaseUrl: config.PUBLIC_BASE_URL })
   const info = { name: config.AGENT_NAME, title: config.AGENT_NAME, version: SERVICE_VERSION }
+  // Failed MCP payments count per client as failed HTTP proofs do (a table of this door's own).
+  const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS })
   const instructions = `${config.AGENT_DESCRIPTION} fetch_price and analyze_token are paid per call through x402 ` +
     '(tool-result binding); get_manifest, get_reputation and list_registry are free.'
 
@@ -62,6 +65,7 @@ export default fp(async (fastify) => {
       payments: fastify.x402,
       errorBodyOf,
       countUnpaid: (service, outcome) => store.audit.countUnpaid(service, outcome),
+      failureLimit: { check: () => failureLimit.check(request.ip), record: code => failureLimit.record(request.ip, code) },
       audit: async (entry) => {
         await store.audit.record({ requestId: request.id, verified: true, flow: 'mcp', ...entry })
       }

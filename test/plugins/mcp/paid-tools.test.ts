@@ -223,3 +223,15 @@ t.test('the same payment sent twice at once: one delivery, one settlement', asyn
   t.match(structured(results.find(r => r.isError === true)!), { error: /^(PAYMENT_IN_PROGRESS|PAYMENT_ALREADY_USED): / })
   t.equal(await m.merchantBalance() - before, PRICE, 'paid once')
 })
+
+t.test('PROOF_FAILURE_LIMIT: failed MCP payments hold the client back as failed HTTP proofs do', async t => {
+  const limited = await startX402Merchant(t, { PRICE_API_URL: priceApi.url, PROOF_FAILURE_LIMIT: '2' })
+  const other = await connectMcp(t, limited.url)
+  const paidCall = async (payment: unknown) => await other.callTool({ name: 'fetch_price', arguments: { token: 'SOL' }, _meta: { 'x402/payment': payment } }) as CallToolResult
+  for (let i = 0; i < 2; i++) t.match(structured(await paidCall('not a payload')), { error: /^X402_INVALID_PAYLOAD: / })
+  const held = await paidCall('not a payload')
+  t.equal(held.isError, true)
+  t.match(structured(held), { statusCode: 429, code: 'RATE_LIMITED', retryAfterSeconds: Number })
+  t.match(structured(await other.callTool({ name: 'fetch_price', arguments: { token: 'SOL' } }) as CallToolResult), { x402Version: 2 },
+    'a call without payment still gets the requirements')
+})
