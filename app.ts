@@ -5,6 +5,7 @@ import { LazyChildLogger } from './lib/logging/lazy-child-logger.js'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import crossOrigin from './plugins/app/cross-origin.js'
+import mcp from './plugins/app/mcp.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
 import payment from './plugins/app/payment.js'
@@ -105,6 +106,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(reputation)
   // After the payment gate (its hooks run first, so payment outcomes are final) and before the routes it counts.
   await fastify.register(metrics)
+  // The same products as MCP tools, on POST /mcp.
+  await fastify.register(mcp)
 
   // One folder per URL area; the prefix is the folder's place in the URL.
   await fastify.register(manifestRoutes, { prefix: '/.well-known' })

@@ -5,6 +5,7 @@ import { isIP } from 'node:net'
 import { address, isAddress, type Address } from '@solana/kit'
 import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks.js'
 import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
+import { parseOriginList } from './lib/mcp/origin-policy.js'
 import { defaultX402Network, X402_NETWORK_NAMES, type X402NetworkName } from './lib/x402/networks.js'
 import { isPostgresUrl } from './db/database-url.js'
 import { paidRequestPhases, resolveCloseGrace } from './lib/ops/shutdown-grace.js'
@@ -96,7 +97,12 @@ export const ConfigSchema = Type.Object({
   METRICS_ENABLED: Type.Boolean({ default: false, description: 'serve Prometheus metrics at /metrics' }),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'serve /metrics on this port (on METRICS_HOST) instead of the main one' })),
   METRICS_HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'interface of METRICS_PORT' }),
-  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'bearer token /metrics requires' }))
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'bearer token /metrics requires' })),
+  MCP_ALLOWED_ORIGINS: Type.String({
+    format: 'origin-list',
+    default: '',
+    description: 'browser origins allowed on /mcp besides loopback and PUBLIC_BASE_URL\'s: comma-separated http(s) origins, or * for any'
+  })
 }, { additionalProperties: true })
 
 const DEFAULTS = { REGISTRY_ADDRESS: DEFAULT_REGISTRY_ADDRESS, PRICE_API_URL: 'https://lite-api.jup.ag' }
@@ -163,11 +169,13 @@ FormatRegistry.Set('solana-address', isAddress)
 FormatRegistry.Set('trust-proxy', value => trustProxySetting(value) !== undefined)
 FormatRegistry.Set('http-url', isHttpUrl)
 FormatRegistry.Set('postgres-url', isPostgresUrl)
+FormatRegistry.Set('origin-list', value => parseOriginList(value) !== undefined)
 
 const FORMAT_PROBLEMS: Record<string, string> = {
   'solana-address': 'is not a base58-encoded 32-byte Solana address',
   'http-url': 'is not an absolute http(s) URL',
   'postgres-url': 'is not a postgres:// or postgresql:// URL with a host',
+  'origin-list': 'is not * or a comma-separated list of http(s) origins (scheme://host[:port], no path)',
   'trust-proxy': 'is not false, a hop count (1 for one proxy) or a list of proxy addresses/CIDRs (true would trust any client)'
 }
 

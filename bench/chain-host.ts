@@ -9,6 +9,7 @@ import {
   address,
   appendTransactionMessageInstructions,
   compileTransaction,
+  createKeyPairSignerFromBytes,
   createNoopSigner,
   createTransactionMessage,
   generateKeyPairSigner,
@@ -25,6 +26,7 @@ import { registrationInstructions } from '../client/register.js'
 import { startLocalnet } from '@token-merchant/localnet'
 import { buildSignedTransaction } from '@token-merchant/localnet/tx-builder'
 import { buildRegistrationMemo } from '../lib/registry/registration-memo.js'
+import { generateKeypairBytes } from '../lib/solana/keypair-file.js'
 import type { ChainRequest, ChainSetup, Proof } from './chain.js'
 
 const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' as Address
@@ -151,8 +153,22 @@ async function register (registryAddress: Address, from: number, to: number): Pr
   return signatures.length
 }
 
+/** Wallets whose keys the bench holds (x402 payloads are signed on its side), with SOL and payment tokens. */
+async function wallets (count: number, lamports: bigint, tokens: bigint): Promise<number[][]> {
+  const keys: number[][] = []
+  for (let i = 0; i < count; i++) {
+    const bytes = generateKeypairBytes()
+    const { address } = await createKeyPairSignerFromBytes(bytes)
+    await chain.airdrop(address, lamports)
+    if (tokens > 0n) await chain.mintTo(mint, address, tokens)
+    keys.push([...bytes])
+  }
+  return keys
+}
+
 async function answer (request: ChainRequest): Promise<unknown> {
   switch (request.op) {
+    case 'wallets': return await wallets(request.count, request.lamports, request.tokens)
     case 'pay': return await pay(request.count, request.amount)
     case 'x402Payloads': return await x402Payloads(request.count, request.amount, request.feePayer as Address)
     case 'register': return await register(request.registryAddress as Address, request.from, request.to)

@@ -21,6 +21,7 @@ export type ChainRequest =
   | { op: 'pay', count: number, amount: bigint }
   | { op: 'x402Payloads', count: number, amount: bigint, feePayer: string }
   | { op: 'register', registryAddress: string, from: number, to: number }
+  | { op: 'wallets', count: number, lamports: bigint, tokens: bigint }
   | { op: 'stats' }
   | { op: 'resetStats' }
 
@@ -65,6 +66,8 @@ export async function startChain () {
     x402Payloads: (count: number, amount: bigint, feePayer: string) => request<string[]>({ op: 'x402Payloads', count, amount, feePayer }),
     /** Registrations `agent-<from>` .. `agent-<to - 1>` mentioning `registryAddress`. */
     register: (registryAddress: string, from: number, to: number) => request<number>({ op: 'register', registryAddress, from, to }),
+    /** `count` new wallets with `lamports` and `tokens` base units of the mint: their 64-byte keypairs. */
+    wallets: async (count: number, lamports: bigint, tokens: bigint) => (await request<number[][]>({ op: 'wallets', count, lamports, tokens })).map(key => new Uint8Array(key)),
     /** RPC requests per method since the last reset (the host's own sends count too). */
     stats: () => request<Record<string, number>>({ op: 'stats' }),
     resetStats: () => request<void>({ op: 'resetStats' }),

@@ -2,6 +2,7 @@
 import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type Target, type Verdict } from './figures.js'
 import type { Comparison, LoadShape, MemoryFigures } from './load.js'
 import type { LoggingFigures } from './logging.js'
+import type { McpPaidFigures } from './mcp-paid-calls.js'
 import type { PaidCallSet } from './paid-calls.js'
 import type { X402CallSet } from './x402-calls.js'
 import type { RegistryFigures } from './registry.js'
@@ -41,6 +42,8 @@ export interface BenchResult {
     /** Upstream price requests during the measured calls (the price is cached). */
     priceApiCalls: number
   }
+  /** The MCP paid call beside the HTTP x402 one (bench/mcp-paid-calls.ts). */
+  mcp: McpPaidFigures
   store: { oneProcess: StoreFigures, twoProcesses: StoreFigures, synchronous: string }
   /** The store on PostgreSQL (DATABASE_URL): claim+redeem pairs, and the paid calls of the service on it. */
   storePostgres: PostgresStoreFigures & { paid: BenchResult['paid'] }
@@ -78,7 +81,9 @@ export function problemsOf (result: Measured): string[] {
     ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200],
     ...[result.storePostgres.paid.sequential, result.storePostgres.paid.concurrent].map((set): [string, LoadFigures, number] =>
       [`paid calls on PostgreSQL, ${set.concurrency} in flight`, set.paid, 200]),
-    ...result.logging.runs.map((run): [string, LoadFigures, number] => [`logging: ${run.destination} at ${run.level}`, run.figures, 200])
+    ...result.logging.runs.map((run): [string, LoadFigures, number] => [`logging: ${run.destination} at ${run.level}`, run.figures, 200]),
+    ['HTTP x402 paid call (MCP run)', result.mcp.httpPaid, 200], ['MCP paid tool call', result.mcp.mcpPaid, 'ok'],
+    ['HTTP manifest (MCP run)', result.mcp.httpFree, 200], ['MCP get_manifest', result.mcp.mcpFree, 'ok']
   ]
   const problems = expectations.flatMap(([name, figures, expected]) => {
     const unexpected = unexpectedResponses(figures, expected)
@@ -276,6 +281,21 @@ export function formatReport (result: BenchResult): string {
     `RPC ${ms(x402.concurrent.rpcAlone.latency.p50)} ms + own ${own(x402.concurrent)} ms (${x402.concurrent.concurrency} in flight). ` +
     `Time inside the service (audit log) p50 ${ms(x402.sequential.serviceElapsed.p50)} ms (p99 ${ms(x402.sequential.serviceElapsed.p99)}). ` +
     `RPC requests per x402 call: ${x402Rpc(x402.sequential)}. Statuses: ${statuses(x402.sequential.x402)}; ${statuses(x402.concurrent.x402)}`)
+  out.push('')
+  const { mcp } = result
+  out.push(`MCP beside HTTP, both paid with x402 v2 and settled before the answer (${mcp.calls} calls each, 1 in flight, alternating in blocks of ${mcp.blockSize}; ` +
+    `payloads built beforehand by the official x402 client in ${mcp.payloadSeconds.toFixed(1)} s, not timed):`)
+  out.push(table(
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'calls', 'server CPU µs/call', 'client CPU µs/call'],
+    [
+      callRow(`GET ${mcp.path} with PAYMENT-SIGNATURE`, mcp.httpPaid),
+      callRow(`tools/call ${mcp.tool} with _meta["x402/payment"]`, mcp.mcpPaid),
+      callRow('GET /.well-known/agent.json', mcp.httpFree),
+      callRow('tools/call get_manifest', mcp.mcpFree)
+    ]))
+  out.push(`MCP over HTTP at p50: paid ${ms(mcp.mcpPaid.latency.p50 - mcp.httpPaid.latency.p50)} ms, free ${ms(mcp.mcpFree.latency.p50 - mcp.httpFree.latency.p50)} ms ` +
+    '(the JSON-RPC envelope, the SDK\'s per-request server and transport, schema checks). Statuses: ' +
+    `${statuses(mcp.httpPaid)}; ${statuses(mcp.mcpPaid)}`)
   out.push('')
   out.push(`Replay store (claim + redeem per signature, synchronous=${store.synchronous}, WAL):`)
   out.push(table(

@@ -12,6 +12,7 @@ import { PROJECT_ROOT } from '../project.js'
 import { startChain, type BenchChain } from './chain.js'
 import { compareWithBaseline, measureMemory, type LoadShape, type LoadTarget } from './load.js'
 import { measureLogging } from './logging.js'
+import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit'
 import { generateKeypairBytes, writeKeypairFile } from '../lib/solana/keypair-file.js'
@@ -42,6 +43,10 @@ const FEE_PAYER_LAMPORTS = 100_000_000_000
 // The paid calls again with the store on PostgreSQL: fewer, enough for p50 and p99.
 const PAID_POSTGRES_SEQUENTIAL = 400
 const PAID_POSTGRES_CONCURRENT = 1200
+// The MCP paid call beside the HTTP x402 one: payloads signed by the bench, settled by the service.
+const MCP_CALLS = 300
+const MCP_BLOCK = 50
+const MCP_BUYERS = 4
 const STORE_SECONDS = 5
 const REGISTRY_SIZES = [2000, 10_000]
 const WARM_READS = 500
@@ -182,6 +187,32 @@ async function measurePaid (bench: Bench, service: BenchProcess, counts = { sequ
   }
 }
 
+/**
+ * The MCP paid call beside the same purchase over HTTP, both x402 v2, on a service of its own
+ * (advertising solana-devnet, fees from the bench's fee payer); buyers' keys held by the bench, so
+ * the official x402 client builds the payloads.
+ */
+async function measureMcp (bench: Bench) {
+  progress(`MCP: ${MCP_CALLS} paid tools/call fetch_price beside ${MCP_CALLS} GET ${PAID_PATH} with PAYMENT-SIGNATURE, and a free document both ways`)
+  const buyers = await bench.chain.wallets(MCP_BUYERS, 1_000_000_000n, 1_000_000_000_000n)
+  const service = await bench.startService('service-mcp.db')
+  return await stopAfter(service, async () => ({
+    figures: await measureMcpPaidCalls({
+      serviceUrl: service.url,
+      servicePid: service.pid,
+      rpcUrl: bench.chain.url,
+      buyers,
+      calls: MCP_CALLS,
+      blockSize: MCP_BLOCK,
+      path: PAID_PATH,
+      tool: 'fetch_price',
+      args: { token: 'SOL' },
+      freePath: MANIFEST_PATH
+    }),
+    warnings: service.warnings()
+  }))
+}
+
 async function main (): Promise<void> {
   const loadAtStart = loadavg()[0]
   progress('building: npx tsc -p tsconfig.json')
@@ -250,6 +281,7 @@ async function main (): Promise<void> {
     progress('paid calls with the store on PostgreSQL')
     const paidPostgres = await stopAfter(await bench.startService('service-postgres.db', { DATABASE_URL: postgresDatabase }), async service =>
       await measurePaid(bench, service, { sequential: PAID_POSTGRES_SEQUENTIAL, concurrent: PAID_POSTGRES_CONCURRENT }, postgresDatabase))
+    const { figures: mcp, warnings: mcpWarnings } = await measureMcp(bench)
     const { warnings: registryWarnings, ...registry } = await measureRegistry({
       chain,
       startService: async (database, registryAddress) => await bench.startService(database, { REGISTRY_ADDRESS: registryAddress }),
@@ -269,11 +301,12 @@ async function main (): Promise<void> {
       logLevel: LOG_LEVEL,
       ...http,
       paid,
+      mcp,
       store,
       storePostgres: { ...storePostgres, paid: paidPostgres },
       registry,
       logging,
-      serviceWarnings: [...serviceWarnings, ...registryWarnings]
+      serviceWarnings: [...serviceWarnings, ...mcpWarnings, ...registryWarnings]
     }
     const result: BenchResult = { ...measured, problems: problemsOf(measured), targets: targetsOf(measured) }
     mkdirSync(join(PROJECT_ROOT, 'bench', 'results'), { recursive: true })

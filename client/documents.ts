@@ -16,7 +16,8 @@ export const ManifestServiceShape = Type.Object({
   price: Type.Integer({ minimum: 0, description: 'base units of the payment token' }),
   price_display: Type.String(),
   payment_token: Type.String(),
-  payment_network: Type.String()
+  payment_network: Type.String(),
+  mcp_tool: Type.Optional(Type.String({ description: 'the MCP tool that sells the same service' }))
 })
 
 export const ManifestShape = Type.Object({
@@ -30,7 +31,8 @@ export const ManifestShape = Type.Object({
   payment_decimals: Type.Integer({ minimum: 0, maximum: 255 }),
   network: Type.String(),
   registry_url: Type.Optional(Type.String()),
-  openapi_url: Type.Optional(Type.String())
+  openapi_url: Type.Optional(Type.String()),
+  mcp_url: Type.Optional(Type.String({ description: 'the MCP endpoint (streamable HTTP)' }))
 })
 
 export const RegisteredAgentShape = Type.Object({

@@ -4,6 +4,7 @@ export { discover, getManifest, getReputation, type DiscoverOptions, type Reputa
 export type { Manifest, ManifestService, PaymentReceipt, PaymentRequirement, RegisteredAgent, RegistryListing, Reputation } from './documents.js'
 export { BuyerError, isBuyerError, type BuyerErrorCode, type BuyerErrorDetails } from './errors.js'
 export type { HttpOptions } from './http.js'
+export { buyViaMcp, callFreeTool, connectMerchantMcp, toolCallFor, type McpBuyOptions, type McpBuyResult, type McpBuyStep, type McpSettlement } from './mcp.js'
 export { loadKeypairSigner } from '../lib/solana/keypair-file.js'
 export type { BuyerRpc, Commitment } from './payment.js'
 export { registerAgent, type RegisterAgentOptions } from './register.js'

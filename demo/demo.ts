@@ -2,9 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Address } from '@solana/kit'
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import { buy, type BuyResult } from '../client/buy.js'
-import { formatReputation, formatStep, paymentToken } from '../client/cli/format.js'
+import { formatMcpStep, formatReputation, formatStep, paymentToken } from '../client/cli/format.js'
 import { discover, getManifest, getReputation } from '../client/discovery.js'
 import type { RegisteredAgent, Reputation } from '../client/documents.js'
+import { buyViaMcp, connectMerchantMcp } from '../client/mcp.js'
 import { registerAgent } from '../client/register.js'
 import type { BuyStep } from '../client/steps.js'
 import { DEFAULT_REGISTRY_ADDRESS } from '../config.js'
@@ -17,6 +18,8 @@ const REGISTRY_WAIT_MS = 20_000
 
 export interface DemoPurchase {
   service: string
+  /** How it was bought: HTTP with a proof, or the MCP tool paid through x402. */
+  via: 'http' | 'mcp'
   url: string
   signature: string
   amountPaid: bigint
@@ -60,9 +63,9 @@ function describeData (service: string, data: unknown): string {
 /**
  * The whole flow on this machine, in the specification's order: start the local chain (payment
  * mint at the devnet USDC address), the price stand-in and the merchant process; register the
- * merchant; fund a buyer; then discover it in the registry, read its manifest and reputation, and
- * buy both paid routes (402, payment, proof), ending with the reputation. Throws when any step
- * fails; always stops what it started.
+ * merchant; fund a buyer; then discover it in the registry, read its manifest and reputation,
+ * buy both paid routes (402, payment, proof), buy one price through the MCP tool (x402's MCP
+ * transport), ending with the reputation. Throws when any step fails; always stops what it started.
  */
 export async function runDemo ({ log, signal }: { log: (line: string) => void, signal?: AbortSignal }): Promise<DemoSummary> {
   log('token-merchant demo: a buyer pays a merchant per request over x402, all on this machine (no network).')
@@ -129,22 +132,46 @@ export async function runDemo ({ log, signal }: { log: (line: string) => void, s
       }
       log(`   buyer SOL spent on fees: ${solSpent} lamports${target.flow === 'x402' ? ' (the merchant paid the fee)' : ''}`)
       log(`   data: ${describeData(target.service, result.data)}`)
-      purchases.push({ service: target.service, url, signature: result.signature, amountPaid: result.amountPaid, data: result.data })
+      purchases.push({ service: target.service, via: 'http', url, signature: result.signature, amountPaid: result.amountPaid, data: result.data })
+    }
+
+    const mcpStep = 7 + targets.length
+    const mcpTarget = `${merchant.url}/api/fetch-price/JUP`
+    const mcpPrice = BigInt(manifest.services.find(s => s.name === 'fetch-price')?.price ?? 0)
+    if (manifest.mcp_url === undefined) throw new DemoStepFailed('the manifest names no MCP endpoint')
+    log(`\n${mcpStep}. Buy fetch-price through MCP: the fetch_price tool on ${manifest.mcp_url}, paid with x402 (spending limit ${mcpPrice} base units)`)
+    const mcp = await connectMerchantMcp(manifest.mcp_url)
+    try {
+      const { tools } = await mcp.listTools()
+      log(`   tools: ${tools.map(tool => tool.name).join(', ')}`)
+      const bought = await buyViaMcp(mcp, mcpTarget, {
+        signer: buyer,
+        rpcUrl: env.net.url,
+        manifest,
+        maxPrice: mcpPrice,
+        onStep: step => log(`   ${formatMcpStep(step, paymentToken(manifest))}`)
+      })
+      if (bought.signature === null) throw new DemoStepFailed('the MCP tool delivered without a settlement')
+      log(`   signature ${bought.signature}`)
+      log(`   data: ${describeData('fetch-price', bought.data)}`)
+      purchases.push({ service: 'fetch-price', via: 'mcp', url: mcpTarget, signature: bought.signature, amountPaid: bought.amountPaid, data: bought.data })
+    } finally {
+      await mcp.close()
     }
 
     const balanceOf = async (account: Address) => BigInt((await env.net.rpc.getTokenAccountBalance(account).send()).value.amount)
     const merchantBalance = await balanceOf(merchant.tokenAccount)
     const spent = purchases.reduce((sum, p) => sum + p.amountPaid, 0n)
-    log(`\n${7 + targets.length}. Balances on the chain`)
+    log(`\n${mcpStep + 1}. Balances on the chain`)
     log(`   buyer    ${formatTokenAmount(await balanceOf(buyerAccount), USDC_DECIMALS)} USDC (paid ${formatTokenAmount(spent, USDC_DECIMALS)})`)
     log(`   merchant ${formatTokenAmount(merchantBalance, USDC_DECIMALS)} USDC`)
     if (merchantBalance !== spent) throw new DemoStepFailed(`the merchant holds ${merchantBalance} base units; the buyer paid ${spent}`)
 
-    log(`\n${8 + targets.length}. Reputation after the purchases`)
+    log(`\n${mcpStep + 2}. Reputation after the purchases`)
     const reputationAfter = await getReputation(manifest.reputation_url)
     log(formatReputation(reputationAfter).replace(/^/gm, '   '))
-    if (reputationAfter.deliveries - reputationBefore.deliveries !== targets.length) {
-      throw new DemoStepFailed(`the reputation counts ${reputationAfter.deliveries - reputationBefore.deliveries} new deliveries, expected ${targets.length}`)
+    if (reputationAfter.deliveries - reputationBefore.deliveries !== purchases.length) {
+      throw new DemoStepFailed(`the reputation counts ${reputationAfter.deliveries - reputationBefore.deliveries} new deliveries, expected ${purchases.length}`)
     }
 
     log('\nEvery step worked. Prices came from the local stand-in; payments moved on the local chain only.')

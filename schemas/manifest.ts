@@ -13,6 +13,10 @@ export const ManifestService = Type.Object({
   data_network: Type.Optional(Type.String({
     description: 'Solana cluster the tokens this service describes live on (the DATA_NETWORK name: mainnet-beta, devnet, testnet or localnet); may differ from payment_network (additive)',
     examples: ['mainnet-beta']
+  })),
+  mcp_tool: Type.Optional(Type.String({
+    description: 'name of the MCP tool that sells this service at the same price, on the endpoint in `mcp_url` (additive)',
+    examples: ['fetch_price']
   }))
 }, { $id: 'ManifestService', additionalProperties: false })
 
@@ -28,6 +32,10 @@ export const Manifest = Type.Object({
   network: Type.String({ description: 'Solana cluster name (additive)', examples: ['devnet'] }),
   registry_url: Type.String({ format: 'uri', description: 'absolute URL of GET /registry (additive)' }),
   openapi_url: Type.String({ format: 'uri', description: 'absolute URL of the OpenAPI document (additive)' }),
+  mcp_url: Type.String({
+    format: 'uri',
+    description: 'absolute URL of the MCP endpoint (streamable HTTP): the same products as tools, paid through x402\'s MCP transport (additive)'
+  }),
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
     description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature (REQUIRE_WALLET_SIGNATURE); a present one is always checked (additive)'
   }))

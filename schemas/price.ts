@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { TOKEN_INPUT_PATTERN } from '../lib/prices/token-input.js'
 import { SolanaAddress } from './common.js'
 import { ref } from './ref.js'
 
@@ -54,3 +55,17 @@ export const PriceResponse = Type.Object({
 }, { $id: 'PriceResponse', additionalProperties: false, description: 'A price lookup answer.' })
 
 export type PriceResponseBody = Static<typeof PriceResponse>
+
+/** `:token` of GET /api/fetch-price/:token and `token` of the fetch_price MCP tool. */
+export const TokenToPrice = Type.String({
+  pattern: TOKEN_INPUT_PATTERN,
+  description: 'symbol (case-insensitive, optional leading $) or base58 mint address',
+  examples: ['SOL', '$WIF', 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN']
+})
+
+/** `?vs=` of GET /api/fetch-price/:token and `vs` of the fetch_price MCP tool. */
+export const QuoteToken = Type.String({
+  pattern: TOKEN_INPUT_PATTERN,
+  description: 'quote token, symbol or mint; USDC when absent',
+  examples: ['SOL']
+})

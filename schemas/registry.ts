@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { MAX_AGENT_NAME_LENGTH } from '../lib/registry/registration-memo.js'
 import { SolanaAddress } from './common.js'
 import { ref } from './ref.js'
 
@@ -23,3 +24,9 @@ export const RegistryListing = Type.Object({
 }, { $id: 'RegistryListing', additionalProperties: false, description: 'Agents registered on the chain, served from a store refreshed every few seconds.' })
 
 export type RegistryListingBody = Static<typeof RegistryListing>
+
+/** Filters of GET /registry (its query string) and of the list_registry MCP tool. */
+export const RegistryQuery = Type.Object({
+  wallet: Type.Optional(Type.String({ pattern: SolanaAddress.pattern, description: 'only registrations paid by this wallet' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_AGENT_NAME_LENGTH, description: 'only agents with this exact name (ASCII case ignored)' }))
+})

@@ -12,6 +12,13 @@ export const ReputationWindow = Type.Union([Type.Literal('24h'), Type.Literal('7
 
 export type ReputationWindowName = Static<typeof ReputationWindow>
 
+export const DEFAULT_REPUTATION_WINDOW: ReputationWindowName = 'all'
+
+/** Options of GET /reputation (its query string) and of the get_reputation MCP tool. */
+export const ReputationQuery = Type.Object({
+  window: Type.Optional(Type.Union(ReputationWindow.anyOf, { default: DEFAULT_REPUTATION_WINDOW, description: ReputationWindow.description }))
+})
+
 export const ReputationMerchant = Type.Object({
   name: Type.String({ description: 'agent name, as in the manifest' }),
   payment_address: Type.String({ pattern: SolanaAddress.pattern, description: 'wallet that receives the payments' })

@@ -198,3 +198,6 @@ export type TokenExtensionBody = Static<typeof TokenExtension>
 export type TokenMetadataBody = Static<typeof TokenMetadata>
 export type TokenIssuerBody = Static<typeof TokenIssuer>
 export type TokenAnalysisBody = Static<typeof TokenAnalysis>
+
+/** `:address` of GET /api/analyze-token/:address and `address` of the analyze_token MCP tool. */
+export const MintToAnalyze = Type.String({ pattern: SolanaAddress.pattern, description: 'mint address (base58, 32 bytes)', examples: SolanaAddress.examples })

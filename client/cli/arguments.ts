@@ -36,12 +36,14 @@ const COMMANDS = {
       'max-price': { type: 'string' },
       signature: { type: 'string' },
       retries: { type: 'string' },
-      flow: { type: 'string' }
+      flow: { type: 'string' },
+      via: { type: 'string' }
     },
     required: ['keypair'],
-    usage: 'buy <url> --keypair <file> [--rpc <url>] [--max-price <base units>] [--retries <n>] [--signature <sig>] [--flow auto|x402|proof]\n' +
+    usage: 'buy <url> --keypair <file> [--rpc <url>] [--max-price <base units>] [--retries <n>] [--signature <sig>] [--flow auto|x402|proof] [--via http|mcp]\n' +
       '      pay for one delivery of a paid URL; --signature delivers with an earlier payment instead of paying;\n' +
-      '      --flow: x402 (the standard flow, the merchant settles and pays the fee), proof (pay, then prove), auto (x402 when offered)'
+      '      --flow: x402 (the standard flow, the merchant settles and pays the fee), proof (pay, then prove), auto (x402 when offered);\n' +
+      '      --via mcp buys the same product through the merchant\'s MCP tool, paid with x402 (the merchant sends the transfer)'
   },
   register: {
     positionals: [],

@@ -1,17 +1,19 @@
 import { resolve } from 'node:path'
-import { createSolanaRpc, isAddress } from '@solana/kit'
+import { createSolanaRpc, isAddress, type TransactionSigner } from '@solana/kit'
 import { DEFAULT_REGISTRY_ADDRESS } from '../../config.js'
 import { NETWORKS } from '../../lib/solana/networks.js'
 import { loadKeypairSigner, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { buy } from '../buy.js'
 import { discover, getManifest, getReputation, type ReputationOptions } from '../discovery.js'
-import { isBuyerError } from '../errors.js'
+import type { Manifest } from '../documents.js'
+import { BuyerError, isBuyerError } from '../errors.js'
 import { parseHttpUrl } from '../http.js'
+import { buyViaMcp, connectMerchantMcp, type McpBuyStep } from '../mcp.js'
 import { registerAgent } from '../register.js'
 import type { BuyStep } from '../steps.js'
 import type { CommandName } from './arguments.js'
 import { UsageError } from './exit-codes.js'
-import { formatManifest, formatRegistry, formatReputation, formatStep, paymentToken, toJson } from './format.js'
+import { formatManifest, formatMcpStep, formatRegistry, formatReputation, formatStep, paymentToken, toJson } from './format.js'
 
 export interface CommandOutcome {
   /** What --json prints under "result". */
@@ -77,6 +79,8 @@ const reputation: Command = async (args) => {
   return { result: document, text: formatReputation(document) }
 }
 
+const VIAS = ['http', 'mcp'] as const
+
 const buyCommand: Command = async (args, progress) => {
   const url = httpUrl(args.url, '<url>')
   const maxPrice = args['max-price'] === undefined ? undefined : nonNegativeInteger(args['max-price'], 'max-price')
@@ -85,10 +89,15 @@ const buyCommand: Command = async (args, progress) => {
   const flow = args.flow ?? 'auto'
   if (flow !== 'auto' && flow !== 'x402' && flow !== 'proof') throw new UsageError(`--flow must be auto, x402 or proof, got "${flow}"`)
   if (flow === 'x402' && args.signature !== undefined) throw new UsageError('--signature is a pay-then-prove proof: it goes with --flow proof or auto')
+  const via = args.via ?? 'http'
+  if (!(VIAS as readonly string[]).includes(via)) throw new UsageError(`--via must be one of ${VIAS.join(', ')}, got "${via}"`)
+  if (via === 'mcp' && args.signature !== undefined) throw new UsageError('--signature applies to HTTP proofs; an MCP payment that was not delivered moved nothing, buy again')
+  if (via === 'mcp' && flow === 'proof') throw new UsageError('--via mcp pays with x402 only: drop --flow proof')
   const signer = await signerFrom(args.keypair)
   const merchant = await getManifest(new URL(url).origin)
   const rpc = rpcFor(merchant.network, args.rpc)
   progress(`merchant ${merchant.name} on ${merchant.network}; buyer ${signer.address}; RPC ${rpc}`)
+  if (via === 'mcp') return await buyThroughMcp(url, merchant, signer, rpc, { maxPrice, retries: deliveryRetries }, progress)
 
   const steps: BuyStep[] = []
   try {
@@ -111,6 +120,31 @@ const buyCommand: Command = async (args, progress) => {
       error.details.retryCommand = `token-merchant buy ${url} --keypair ${args.keypair}${args.rpc === undefined ? '' : ` --rpc ${args.rpc}`} --signature ${error.signature}`
     }
     throw error
+  }
+}
+
+/** `buy --via mcp`: the same product through the merchant's MCP tool, paid with x402. */
+async function buyThroughMcp (url: string, merchant: Manifest, signer: TransactionSigner, rpcUrl: string,
+  limits: { maxPrice?: bigint, retries?: number }, progress: Progress): Promise<CommandOutcome> {
+  if (merchant.mcp_url === undefined) throw new BuyerError('INVALID_INPUT', `${merchant.name} names no MCP endpoint in its manifest (mcp_url)`)
+  progress(`MCP endpoint ${merchant.mcp_url}`)
+  const client = await connectMerchantMcp(merchant.mcp_url)
+  const steps: McpBuyStep[] = []
+  try {
+    const bought = await buyViaMcp(client, url, {
+      signer,
+      rpcUrl,
+      manifest: merchant,
+      maxPrice: limits.maxPrice,
+      retries: limits.retries,
+      onStep: step => {
+        steps.push(step)
+        progress(formatMcpStep(step, paymentToken(merchant)))
+      }
+    })
+    return { result: { ...bought, via: 'mcp', steps }, text: toJson(bought.data) }
+  } finally {
+    await client.close()
   }
 }
 

@@ -1,5 +1,6 @@
 import { formatTokenAmount } from '../../lib/payment/catalog.js'
 import type { Manifest, RegistryListing, Reputation } from '../documents.js'
+import type { McpBuyStep } from '../mcp.js'
 import type { BuyStep } from '../steps.js'
 
 /** JSON with bigints as decimal strings (amounts are never floats). */
@@ -99,5 +100,24 @@ export function formatStep (step: BuyStep, token: { decimals: number, symbol: st
       return `! not delivered (${step.status ?? 'no answer'}${step.code === undefined ? '' : ` ${step.code}`}); retrying with the same proof in ${(step.delayMs / 1000).toFixed(1)} s`
     case 'delivered':
       return `✓ ${step.status} delivered` + (step.receipt === null ? '' : `; receipt: transaction ${step.receipt.transaction}, payer ${step.receipt.payer}, ${step.receipt.network}`)
+  }
+}
+
+/** One line per step of a purchase through the MCP tools. */
+export function formatMcpStep (step: McpBuyStep, token: { decimals: number, symbol: string }): string {
+  switch (step.type) {
+    case 'mcp-call':
+      return `→ tools/call ${step.tool} ${JSON.stringify(step.arguments)}${step.paid ? ' with the payment in _meta["x402/payment"]' : ' (no payment)'}`
+    case 'payment-required':
+      return `← PaymentRequired: ${step.amountDisplay} ${token.symbol} (${step.amount} base units) to ${step.payTo} on ${step.network}`
+    case 'requirements-accepted':
+      return `✓ matches the manifest's ${step.service} terms (price, recipient, mint)` +
+        (step.maxPrice === undefined ? '' : `; within the spending limit of ${step.maxPrice} base units`)
+    case 'payment-signed':
+      return `✓ transfer signed by ${step.payer} (x402 exact; the merchant pays the fee and sends it once the result is ready)`
+    case 'payment-retry':
+      return `! not delivered (${step.reason}); retrying with the same payment in ${(step.delayMs / 1000).toFixed(1)} s`
+    case 'delivered':
+      return `✓ delivered; settled: transaction ${step.receipt.transaction}, payer ${step.receipt.payer ?? 'n/a'}, ${step.receipt.network}`
   }
 }

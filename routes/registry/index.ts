@@ -1,15 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
-import { MAX_AGENT_NAME_LENGTH } from '../../lib/registry/registration-memo.js'
-import { SolanaAddress } from '../../schemas/common.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
-import { RegistryListing, type RegistryListingBody } from '../../schemas/registry.js'
-
-const RegistryQuery = Type.Object({
-  wallet: Type.Optional(Type.String({ pattern: SolanaAddress.pattern, description: 'only registrations paid by this wallet' })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_AGENT_NAME_LENGTH, description: 'only agents with this exact name (ASCII case ignored)' }))
-})
+import { RegistryListing, RegistryQuery, type RegistryListingBody } from '../../schemas/registry.js'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {

@@ -27,21 +27,25 @@ t.test('runDemo: the whole flow on real processes over real HTTP, in the specifi
   const order = ['Register the merchant', 'Discover: GET /registry', 'Read the manifest', 'Check the reputation',
     '← 402 Payment Required: 0.05 USDC', '✓ flow: standard x402', '→ GET again with PAYMENT-SIGNATURE', '✓ 200 delivered',
     'settled by the merchant', 'buyer SOL spent on fees: 0 lamports',
-    '← 402 Payment Required: 0.1 USDC', '✓ flow: pay-then-prove', '→ paid 0.1 USDC', '→ GET again with x-payment-signature', 'Reputation after the purchases']
+    '← 402 Payment Required: 0.1 USDC', '✓ flow: pay-then-prove', '→ paid 0.1 USDC', '→ GET again with x-payment-signature',
+    'Buy fetch-price through MCP', 'tools: fetch_price, analyze_token',
+    '→ tools/call fetch_price {"token":"JUP"} (no payment)', '← PaymentRequired: 0.05 USDC', '✓ transfer signed by',
+    'with the payment in _meta["x402/payment"]', '✓ delivered; settled: transaction', 'Reputation after the purchases']
   const positions = order.map(text => output.indexOf(text))
   t.same(order.filter((_, i) => positions[i] === -1), [], 'every step is printed')
   t.same(positions, [...positions].sort((a, b) => a - b), 'in order')
 
   t.match(summary.purchases, [
-    { service: 'fetch-price', amountPaid: 50_000n, data: { data: { mintSymbol: 'SOL', vsTokenSymbol: 'USDC' } } },
-    { service: 'analyze-token', amountPaid: 100_000n, data: { risk_score: Number } }
+    { service: 'fetch-price', via: 'http', amountPaid: 50_000n, data: { data: { mintSymbol: 'SOL', vsTokenSymbol: 'USDC' } } },
+    { service: 'analyze-token', via: 'http', amountPaid: 100_000n, data: { risk_score: Number } },
+    { service: 'fetch-price', via: 'mcp', amountPaid: 50_000n, data: { data: { mintSymbol: 'JUP', vsTokenSymbol: 'USDC' } } }
   ])
   for (const purchase of summary.purchases) t.ok(output.includes(`signature ${purchase.signature}`), `${purchase.service}'s signature is printed`)
   t.ok(output.includes(summary.registration), 'the registration signature is printed')
-  t.equal(summary.merchantBalance, 150_000n, 'the merchant received both prices on chain')
+  t.equal(summary.merchantBalance, 200_000n, 'the merchant received the three prices on chain')
   t.match(summary.reputationBefore, { transactions: 0, deliveries: 0 })
-  t.match(summary.reputationAfter, { transactions: 2, deliveries: 2, success_rate: 1, unique_payers: 1, revenue: { base_units: '150000', token_units: '0.15' } })
-  t.match(output, /success rate\s+100\.0% \(2 delivered of 2 verified payments/)
+  t.match(summary.reputationAfter, { transactions: 3, deliveries: 3, success_rate: 1, unique_payers: 1, revenue: { base_units: '200000', token_units: '0.2' } })
+  t.match(output, /success rate\s+100\.0% \(3 delivered of 3 verified payments/)
 
   await t.rejects(fetch(`${summary.merchantUrl}/health`), 'the merchant process is gone')
 })
@@ -57,7 +61,7 @@ t.test('npm run demo (demo/run-demo.ts) exits 0 and leaves no process behind', a
   t.equal(code, 0, `exit code 0 (stderr: ${stderr})`)
   t.equal(stderr, '', 'nothing on stderr')
   t.match(stdout, /Every step worked\. Prices came from the local stand-in/)
-  t.equal([...stdout.matchAll(SIGNATURE)].length, 3, 'the registration and both payments show their signatures')
+  t.equal([...stdout.matchAll(SIGNATURE)].length, 4, 'the registration and the three payments show their signatures')
   const merchantPid = Number(/\(process (\d+)\)/.exec(stdout)?.[1])
   t.ok(merchantPid > 0, 'the merchant process id is printed')
   t.notOk(isRunning(merchantPid), 'the merchant process was stopped')

@@ -1,0 +1,107 @@
+// A paid MCP tool call beside the same purchase over HTTP, both paid with x402 v2 (exact scheme, the
+// merchant as its own facilitator, settlement before the answer): GET /api/fetch-price/SOL with
+// PAYMENT-SIGNATURE, and tools/call fetch_price with the payload in _meta["x402/payment"]. Each
+// call gets a payload of its own, built beforehand by the official x402 client (not timed). And a
+// free document both ways (GET /.well-known/agent.json, the get_manifest tool): the cost of MCP's
+// JSON-RPC envelope and the SDK's per-request server alone. One call in flight; the four
+// alternate in blocks, so a busy spell on a shared machine falls on all alike.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit'
+import { x402Client as X402Client } from '@x402/core/client'
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
+import { ExactSvmScheme } from '@x402/svm/exact/client'
+import { Pool, request } from 'undici'
+import { mergeSamples, type CallSample, type LoadFigures } from './figures.js'
+import { getStatus, timeEach } from './timed-calls.js'
+
+export interface McpPaidFigures {
+  path: string
+  tool: string
+  /** Paid calls per side. */
+  calls: number
+  blockSize: number
+  /** Seconds the official client took to build all payloads (getLatestBlockhash + signing), untimed in the calls. */
+  payloadSeconds: number
+  httpPaid: LoadFigures
+  mcpPaid: LoadFigures
+  httpFree: LoadFigures
+  mcpFree: LoadFigures
+}
+
+const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
+
+function toolOutcome (result: CallToolResult): string {
+  if (result.isError !== true) return 'ok'
+  const document = result.structuredContent as { code?: string, error?: string } | undefined
+  return `error ${document?.code ?? document?.error?.split(':')[0] ?? 'unknown'}`
+}
+
+/**
+ * `calls` paid calls each way in blocks of `blockSize` (a blockhash lives 150 slots and the local
+ * chain makes a slot per transaction, so payloads are built just before their block), paid by
+ * `buyers` in turn. The service must advertise solana-devnet (official clients know no other).
+ */
+export async function measureMcpPaidCalls (options: {
+  serviceUrl: string
+  servicePid: number
+  rpcUrl: string
+  buyers: readonly Uint8Array[]
+  calls: number
+  blockSize: number
+  path: string
+  tool: string
+  args: Record<string, unknown>
+  freePath: string
+}): Promise<McpPaidFigures> {
+  const { serviceUrl, servicePid, path, tool, args, blockSize } = options
+  const signers: KeyPairSigner[] = await Promise.all(options.buyers.map(async bytes => await createKeyPairSignerFromBytes(bytes)))
+  const payers = signers.map(signer => new X402Client().register(DEVNET, new ExactSvmScheme(signer, { rpcUrl: options.rpcUrl })).setSpendControls(false))
+  const mcp = new Client({ name: 'token-merchant-bench', version: '1.0.0' })
+  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', serviceUrl)))
+  const pool = new Pool(serviceUrl, { connections: 1, pipelining: 1 })
+  const samples = { httpPaid: [] as CallSample[], mcpPaid: [] as CallSample[], httpFree: [] as CallSample[], mcpFree: [] as CallSample[] }
+  let payloadSeconds = 0
+  let turn = 0
+  try {
+    const challenge = await request(`${serviceUrl}${path}`)
+    await challenge.body.dump()
+    const httpRequired = JSON.parse(Buffer.from(String(challenge.headers['payment-required']), 'base64').toString()) as PaymentRequired
+    const mcpRequired = (await mcp.callTool({ name: tool, arguments: args }) as CallToolResult).structuredContent as PaymentRequired
+    const payloads = async (required: PaymentRequired, count: number): Promise<PaymentPayload[]> => {
+      const started = performance.now()
+      const built: PaymentPayload[] = []
+      for (let i = 0; i < count; i++) built.push(await payers[turn++ % payers.length].createPaymentPayload(required))
+      payloadSeconds += (performance.now() - started) / 1000
+      return built
+    }
+    for (let done = 0; done < options.calls; done += blockSize) {
+      const size = Math.min(blockSize, options.calls - done)
+      const forHttp = await payloads(httpRequired, size)
+      samples.httpPaid.push(await timeEach(forHttp, 1, servicePid, async payload =>
+        await getStatus(pool, path, { 'payment-signature': Buffer.from(JSON.stringify(payload)).toString('base64') })))
+      const forMcp = await payloads(mcpRequired, size)
+      samples.mcpPaid.push(await timeEach(forMcp, 1, servicePid, async payload =>
+        toolOutcome(await mcp.callTool({ name: tool, arguments: args, _meta: { 'x402/payment': payload } }) as CallToolResult)))
+      const free = Array.from({ length: size }, (_, i) => i)
+      samples.httpFree.push(await timeEach(free, 1, servicePid, async () => await getStatus(pool, options.freePath)))
+      samples.mcpFree.push(await timeEach(free, 1, servicePid, async () =>
+        toolOutcome(await mcp.callTool({ name: 'get_manifest', arguments: {} }) as CallToolResult)))
+    }
+  } finally {
+    await pool.close()
+    await mcp.close()
+  }
+  return {
+    path,
+    tool,
+    calls: options.calls,
+    blockSize,
+    payloadSeconds,
+    httpPaid: mergeSamples(samples.httpPaid),
+    mcpPaid: mergeSamples(samples.mcpPaid),
+    httpFree: mergeSamples(samples.httpFree),
+    mcpFree: mergeSamples(samples.mcpFree)
+  }
+}

@@ -1,0 +1,49 @@
+import type { Config } from '../../config.js'
+import { SERVICE_VERSION } from '../../project.js'
+import type { ManifestBody } from '../../schemas/manifest.js'
+import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
+import { toolOfService } from '../mcp/tool-catalog.js'
+
+/** Path of the MCP endpoint (streamable HTTP), beside the HTTP routes on the same port. */
+export const MCP_PATH = '/mcp'
+
+type ManifestConfig = Pick<Config, 'AGENT_NAME' | 'AGENT_DESCRIPTION' | 'PAYMENT_TOKEN_SYMBOL' | 'REQUIRE_WALLET_SIGNATURE' |
+'network' | 'dataNetwork' | 'paymentAddress' | 'paymentMint' | 'x402Network'>
+
+/**
+ * The manifest (/.well-known/agent.json, and the get_manifest MCP tool): everything but the
+ * absolute URLs is fixed at start-up; the URLs come from the base the caller reached us at.
+ */
+export function createManifestBuilder (config: ManifestConfig): (baseUrl: string) => ManifestBody {
+  const services = (Object.keys(PAID_SERVICES) as PaidServiceName[]).map(name => {
+    const service = PAID_SERVICES[name]
+    return {
+      name,
+      description: service.description,
+      endpoint: service.path,
+      method: service.method,
+      price: Number(service.price),
+      price_display: formatTokenAmount(service.price),
+      payment_token: config.PAYMENT_TOKEN_SYMBOL,
+      payment_network: config.x402Network,
+      data_network: config.dataNetwork,
+      mcp_tool: toolOfService(name)
+    }
+  })
+
+  return (base) => ({
+    name: config.AGENT_NAME,
+    description: config.AGENT_DESCRIPTION,
+    version: SERVICE_VERSION,
+    services,
+    reputation_url: `${base}/reputation`,
+    payment_address: config.paymentAddress,
+    payment_mint: config.paymentMint,
+    payment_decimals: PAYMENT_TOKEN_DECIMALS,
+    network: config.network,
+    registry_url: `${base}/registry`,
+    openapi_url: `${base}/openapi.json`,
+    mcp_url: `${base}${MCP_PATH}`,
+    proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional'
+  })
+}

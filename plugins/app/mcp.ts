@@ -1,0 +1,113 @@
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { AppError } from '../../lib/errors/app-error.js'
+import { errorBody } from '../../lib/errors/error-body.js'
+import { loggableError } from '../../lib/errors/loggable-error.js'
+import { publicBaseUrl } from '../../lib/http/public-url.js'
+import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.js'
+import { createManifestBuilder, MCP_PATH } from '../../lib/manifest/merchant-manifest.js'
+import { createMerchantMcpServer } from '../../lib/mcp/merchant-mcp-server.js'
+import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
+import { createOriginPolicy, parseOriginList } from '../../lib/mcp/origin-policy.js'
+import { createPaidToolCaller } from '../../lib/mcp/paid-tool-call.js'
+import { compileArgumentChecks } from '../../lib/mcp/tool-arguments.js'
+import { listTools } from '../../lib/mcp/tool-catalog.js'
+import { toolErrorBodies } from '../../lib/mcp/tool-errors.js'
+import { SERVICE_VERSION } from '../../project.js'
+import { MODELS } from '../../schemas/index.js'
+
+/** Preflight of a browser MCP client: the methods and headers of the streamable HTTP transport. */
+const MCP_PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS',
+  'access-control-allow-headers': 'content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-request-id',
+  'access-control-expose-headers': 'mcp-session-id, mcp-protocol-version, x-request-id, retry-after',
+  'access-control-max-age': '600'
+} as const
+
+/**
+ * The merchant as an MCP server on the same port: POST /mcp speaks MCP's streamable HTTP transport
+ * (official SDK, stateless, JSON answers), with the products as tools paid through x402's MCP
+ * transport and the free documents as free tools. GET and DELETE answer 405 as the transport
+ * allows a stateless server to (no server-initiated stream, no session to end). The rate limit
+ * applies as on every route (its onRequest hook is global); the Origin is checked against a fixed
+ * list against DNS rebinding.
+ */
+export default fp(async (fastify) => {
+  const { config, store } = fastify
+  const tools = listTools(config.PAYMENT_TOKEN_SYMBOL, MODELS)
+  const argumentChecks = compileArgumentChecks()
+  const manifest = createManifestBuilder(config)
+  const originAllowed = createOriginPolicy({ allowed: parseOriginList(config.MCP_ALLOWED_ORIGINS) ?? [], publicBaseUrl: config.PUBLIC_BASE_URL })
+  const info = { name: config.AGENT_NAME, title: config.AGENT_NAME, version: SERVICE_VERSION }
+  // Failed MCP payments count per client as failed HTTP proofs do (a table of this door's own).
+  const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS })
+  const instructions = `${config.AGENT_DESCRIPTION} fetch_price and analyze_token are paid per call through x402 ` +
+    '(tool-result binding); get_manifest, get_reputation and list_registry are free.'
+
+  const checkOrigin: onRequestAsyncHookHandler = async (request) => {
+    const origin = request.headers.origin
+    if (!originAllowed(origin)) {
+      throw new AppError('FORBIDDEN', `Origin ${JSON.stringify(origin)} may not call the MCP endpoint; allowed: no Origin, loopback, PUBLIC_BASE_URL, MCP_ALLOWED_ORIGINS`)
+    }
+  }
+
+  function serverFor (request: FastifyRequest) {
+    const errorBodyOf = toolErrorBodies(request, request.log)
+    const merchantTools = createMerchantTools({
+      prices: fastify.prices,
+      tokenAnalysis: fastify.tokenAnalysis,
+      registry: fastify.registry,
+      reputation: fastify.reputation,
+      manifest
+    }, () => publicBaseUrl(request, config.PUBLIC_BASE_URL))
+    const callPaidTool = createPaidToolCaller({
+      payments: fastify.x402,
+      errorBodyOf,
+      countUnpaid: (service, outcome) => store.audit.countUnpaid(service, outcome),
+      failureLimit: { check: () => failureLimit.check(request.ip), record: code => failureLimit.record(request.ip, code) },
+      audit: async (entry) => {
+        await store.audit.record({ requestId: request.id, verified: true, flow: 'mcp', ...entry })
+      }
+    })
+    return createMerchantMcpServer({ info, tools, argumentChecks, merchantTools, callPaidTool, errorBodyOf, instructions })
+  }
+
+  async function handlePost (request: FastifyRequest, reply: FastifyReply) {
+    const server = serverFor(request)
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    // From here the transport writes the answer; the headers set so far (security, CORS, request
+    // id, rate limit) go with it.
+    reply.hijack()
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value)
+    }
+    // Fastify logs no completion for a hijacked reply: the same line, written here.
+    reply.raw.once('finish', () => request.log.info({ res: { statusCode: reply.raw.statusCode }, responseTime: reply.elapsedTime }, 'request completed'))
+    reply.raw.on('close', () => {
+      transport.close().catch(() => {})
+      server.close().catch(() => {})
+    })
+    try {
+      await server.connect(transport)
+      await transport.handleRequest(request.raw, reply.raw, request.body)
+    } catch (error) {
+      request.log.error({ error: loggableError(error) }, 'MCP transport failed')
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+        reply.raw.end(JSON.stringify(errorBody(request, 500, 'INTERNAL_ERROR', 'Internal server error; quote the request id when reporting it')))
+      }
+    }
+  }
+
+  const methodNotAllowed = async (request: FastifyRequest) => {
+    throw new AppError('METHOD_NOT_ALLOWED', `${request.method} ${MCP_PATH}: this MCP server is stateless (no server-initiated stream, no session); send requests with POST`,
+      { headers: { allow: 'POST, OPTIONS' } })
+  }
+
+  const hidden = { hide: true }
+  fastify.post(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, handlePost)
+  fastify.get(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, methodNotAllowed)
+  fastify.delete(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, methodNotAllowed)
+  fastify.options(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, async (_request, reply) => reply.code(204).headers(MCP_PREFLIGHT_HEADERS).send())
+}, { name: 'mcp', fastify: '5.x', dependencies: ['config', 'store', 'x402', 'prices', 'token-analysis', 'registry', 'reputation'] })

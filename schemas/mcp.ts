@@ -1,0 +1,28 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+/**
+ * x402 v2 PaymentRequired as an MCP paid tool returns it (tool-result binding): `structuredContent`
+ * of a result with `isError: true`. Only what a client needs to recognise and answer it is pinned
+ * down; the x402 specification owns the rest.
+ */
+export const ToolPaymentRequired = Type.Object({
+  x402Version: Type.Literal(2),
+  error: Type.Optional(Type.String({ description: 'why payment is asked again: what was wrong with the payment sent, if any' })),
+  resource: Type.Object({
+    url: Type.String({ description: 'the tool, e.g. mcp://tools/fetch_price' }),
+    description: Type.Optional(Type.String()),
+    mimeType: Type.Optional(Type.String())
+  }, { additionalProperties: true }),
+  accepts: Type.Array(Type.Object({
+    scheme: Type.String({ examples: ['exact'] }),
+    network: Type.String({ description: 'CAIP-2 network id', examples: ['solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'] }),
+    amount: Type.String({ pattern: '^[0-9]+$', description: 'price in base units of the asset' }),
+    asset: Type.String({ description: 'mint of the payment token' }),
+    payTo: Type.String({ description: 'wallet that receives the payment' }),
+    maxTimeoutSeconds: Type.Integer(),
+    extra: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'scheme data, e.g. `feePayer` for Solana exact' }))
+  }, { additionalProperties: true }), { minItems: 1 }),
+  extensions: Type.Optional(Type.Object({}, { additionalProperties: true }))
+}, { additionalProperties: true, description: 'x402 v2 PaymentRequired: pay one of `accepts`, then call again with the PaymentPayload in params._meta["x402/payment"]' })
+
+export type ToolPaymentRequiredBody = Static<typeof ToolPaymentRequired>
