@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { getBase64EncodedWireTransaction, isSolanaError, type Signature, type SignatureBytes, type Transaction } from '@solana/kit'
+import { getBase64EncodedWireTransaction, isSolanaError, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE, type Signature, type SignatureBytes, type Transaction } from '@solana/kit'
 import { isRpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 
@@ -48,7 +48,10 @@ export async function sendTransaction (rpc: SolanaRpc, wire: string, commitment:
     await rpc.sendTransaction(wire as never, { encoding: 'base64', preflightCommitment: commitment }).send()
     return { sent: true }
   } catch (error) {
-    if (isRpcUnavailable(error)) return { sent: 'unknown' }
+    // A preflight failure (-32002) is the node's verdict that the transaction cannot land: it was
+    // not forwarded, so nothing moved. Only other server errors leave the outcome unknown.
+    const preflightRefused = isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)
+    if (!preflightRefused && isRpcUnavailable(error)) return { sent: 'unknown' }
     const message = isSolanaError(error) ? `${error.message} ${describe(error.context)}` : String(error)
     // Sent before (a retry after a lost answer): the chain has it, which is what we wanted.
     if (/AlreadyProcessed|already been processed/i.test(message)) return { sent: true }

@@ -8,6 +8,7 @@ import { statusOf } from '../errors/error-codes.js'
 import type { PaymentErrorCode } from '../payment/payment-error.js'
 import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
 import { storedResource } from '../payment/stored-resource.js'
+import { publishSettlement } from '../metrics/events.js'
 import { isRpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { codeOfInvalidReason, isBlockhashExpired, isFeePayerUnfunded } from './invalid-reasons.js'
@@ -264,6 +265,18 @@ export async function createX402Payments (options: X402PaymentsOptions) {
 
   /** Co-signs as fee payer, sends, confirms: money moves here only. Redeems the claim on success. */
   async function settle (claim: X402Claim): Promise<SettleResult> {
+    const startedAt = performance.now()
+    const result = await sendAndConfirm(claim)
+    publishSettlement({
+      service: claim.service,
+      flow: claim.flow,
+      outcome: result.ok ? 'settled' : result.pending ? 'pending' : 'failed',
+      durationMs: performance.now() - startedAt
+    })
+    return result
+  }
+
+  async function sendAndConfirm (claim: X402Claim): Promise<SettleResult> {
     if (!claim.alreadySent) {
       const wire = fullySigned(claim.transfer.transaction, feePayer.address, claim.feePayerSignature as never)
       const sent = await sendTransaction(rpc, wire, commitment)

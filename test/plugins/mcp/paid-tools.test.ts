@@ -12,6 +12,7 @@ import { PriceRecord, PriceResponse } from '../../../schemas/price.js'
 import { proofHeaders } from '../../fixtures/paid-chain.js'
 import { connectMcp } from '../../fixtures/mcp-client.js'
 import { startX402Merchant } from '../../fixtures/x402-merchant.js'
+import { sqliteOf } from '../../helper.js'
 
 FormatRegistry.Set('date-time', value => !Number.isNaN(Date.parse(value)))
 
@@ -40,7 +41,7 @@ async function payloadFor (buyer: KeyPairSigner, required: PaymentRequired): Pro
 }
 
 async function auditRows (signature: string) {
-  return m.app.store.db.prepare('SELECT service, resource, payer, amount, outcome, flow, verified FROM audit_log WHERE signature = ? ORDER BY id').all(signature) as Structured[]
+  return sqliteOf(m.app).prepare('SELECT service, resource, payer, amount, outcome, flow, verified FROM audit_log WHERE signature = ? ORDER BY id').all(signature) as Structured[]
 }
 
 async function balances (buyer: Client | KeyPairSigner) {
@@ -165,16 +166,15 @@ t.test('settlement fails after the tool ran: the PaymentRequired with the reason
   await m.paid.pay(buyer, PRICE, { to: elsewhere.address })
   const result = await pending
   t.equal(result.isError, true)
-  // The node refuses the send at preflight (-32002); the x402 core reads a -32xxx answer as the
-  // node's state, so it reports the settlement pending rather than failed. Either way: the reason,
-  // no document, and nothing moved.
-  const settlementError = /^(X402_SETTLEMENT_FAILED|X402_SETTLEMENT_PENDING): /
+  // The node refuses the send at preflight (-32002): nothing was forwarded, so the settlement failed
+  // at once (not pending), with the reason, no document, and nothing moved.
+  const settlementError = /^X402_SETTLEMENT_FAILED: /
   t.match(structured(result), { x402Version: 2, error: settlementError, accepts: [{ amount: '50000' }] })
   t.notOk('data' in structured(result), 'the price is withheld')
   t.notOk(result._meta?.['x402/payment-response'])
   t.equal(await m.merchantBalance(), before, 'nothing reached the merchant')
-  const rows = m.app.store.db.prepare("SELECT outcome, flow FROM audit_log WHERE payer = ? AND flow = 'mcp'").all(buyer.address)
-  t.match(rows, [{ outcome: /^X402_SETTLEMENT_(FAILED|PENDING)$/, flow: 'mcp' }])
+  const rows = sqliteOf(m.app).prepare("SELECT outcome, flow FROM audit_log WHERE payer = ? AND flow = 'mcp'").all(buyer.address)
+  t.match(rows, [{ outcome: 'X402_SETTLEMENT_FAILED', flow: 'mcp' }])
   t.equal(rows.length, 1)
 
   // The same payment again, once any pending lease ran out: the transaction cannot land, so it is refused.
