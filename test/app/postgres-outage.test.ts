@@ -78,7 +78,7 @@ t.test('PostgreSQL stopped and started under a running service, and at start-up'
     await postgres.stop()
     const server = spawnServer({ ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' })
     t.teardown(() => { server.child.kill('SIGKILL') })
-    for (let i = 0; i < 200 && !server.output().stdout.includes('is unreachable'); i++) await sleep(50)
+    for (let i = 0; i < 600 && !server.output().stdout.includes('is unreachable'); i++) await sleep(50)
     const waiting = server.output().stdout
     t.match(waiting, /PostgreSQL at DATABASE_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/tm_\w+ is unreachable; not ready, retrying/)
     t.notOk(waiting.includes('Server listening'), 'not listening, so never ready')
