@@ -32,26 +32,26 @@ export interface PaidCallSet {
 /** Audit rows are written in onResponse, just after the answer left: give the last ones time to land. */
 const AUDIT_SETTLE_MS = 200
 
-const DELIVERED_AFTER = "SELECT id, latency_ms FROM audit_log WHERE id > $1 AND outcome = 'DELIVERED'"
+const DELIVERED_AFTER = "SELECT id, latency_ms FROM audit_log WHERE id > $1 AND outcome = 'DELIVERED' AND flow = $2"
 
 /**
- * The service's own account of delivered calls (its audit log) after row `afterId`, and the newest
- * row id; `database` is its SQLite file or its PostgreSQL URL.
+ * The service's own account of the calls it delivered through `flow` (its audit log) after row
+ * `afterId`, and the newest row id; `database` is its SQLite file or its PostgreSQL URL.
  */
-async function auditLatencies (database: string, afterId: number): Promise<{ latencies: number[], lastId: number }> {
+export async function auditLatencies (database: string, afterId: number, flow = 'proof'): Promise<{ latencies: number[], lastId: number }> {
   let rows: Array<{ id: number | string, latency_ms: number }>
   if (database.startsWith('postgres')) {
     const client = new pg.Client({ connectionString: database })
     await client.connect()
     try {
-      rows = (await client.query(DELIVERED_AFTER, [afterId])).rows
+      rows = (await client.query(DELIVERED_AFTER, [afterId, flow])).rows
     } finally {
       await client.end()
     }
   } else {
     const db = new Database(database, { readonly: true })
     try {
-      rows = db.prepare(DELIVERED_AFTER.replace('$1', '?')).all(afterId) as typeof rows
+      rows = db.prepare(DELIVERED_AFTER.replace(/\$\d/g, '?')).all(afterId, flow) as typeof rows
     } finally {
       db.close()
     }

@@ -7,12 +7,12 @@
 // 150 slots and every landed transaction makes one.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type KeyPairSigner, type Signature } from '@solana/kit'
-import Database from 'better-sqlite3'
 import { Pool } from 'undici'
 import { createRpcClient } from '../lib/solana/rpc-client.js'
 import type { BenchChain } from './chain.js'
 import { mergeSamples, summarize, type CallSample, type LatencySummary, type LoadFigures } from './figures.js'
 import type { LoadTarget } from './load.js'
+import { auditLatencies } from './paid-calls.js'
 import { getStatus, timeEach } from './timed-calls.js'
 
 export interface X402CallSet {
@@ -29,16 +29,6 @@ export interface X402CallSet {
 const AUDIT_SETTLE_MS = 200
 const BLOCK = 100
 const decoder = getTransactionDecoder()
-
-function auditLatencies (databasePath: string, afterId: number): { latencies: number[], lastId: number } {
-  const db = new Database(databasePath, { readonly: true })
-  try {
-    const rows = db.prepare("SELECT id, latency_ms FROM audit_log WHERE id > ? AND outcome = 'DELIVERED' AND flow = 'x402-v2'").all(afterId) as Array<{ id: number, latency_ms: number }>
-    return { latencies: rows.map(row => row.latency_ms), lastId: rows.reduce((last, row) => Math.max(last, row.id), afterId) }
-  } finally {
-    db.close()
-  }
-}
 
 function header (transaction: string, accepted: unknown, resource: unknown): string {
   return Buffer.from(JSON.stringify({ x402Version: 2, resource, accepted, payload: { transaction } })).toString('base64')
@@ -57,7 +47,7 @@ export async function measureX402Calls (options: {
   const { service, databasePath, chain, path, price, feePayer, calls, concurrency } = options
   const challenge = await fetch(`${service.url}${path}`)
   const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as { accepts: unknown[], resource: unknown }
-  const auditBefore = auditLatencies(databasePath, 0).lastId
+  const auditBefore = (await auditLatencies(databasePath, 0, 'x402-v2')).lastId
   const pool = new Pool(service.url, { connections: concurrency, pipelining: 1 })
   const rpc = createRpcClient(chain.url, 10_000)
   const paid: CallSample[] = []
@@ -96,6 +86,6 @@ export async function measureX402Calls (options: {
     x402: mergeSamples(paid),
     rpcAlone: mergeSamples(alone),
     rpcByMethod,
-    serviceElapsed: summarize(auditLatencies(databasePath, auditBefore).latencies)
+    serviceElapsed: summarize((await auditLatencies(databasePath, auditBefore, 'x402-v2')).latencies)
   }
 }
