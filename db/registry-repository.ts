@@ -59,13 +59,23 @@ export interface RegistryRepository {
   listAgents (key: RegistryKey, filters?: AgentFilters): Promise<RegisteredAgentBody[]>
 }
 
-interface ScanRow {
+/** A registry_scans row as both engines return it. */
+export interface ScanRow {
   newest_signature: string | null
   fetched_at: string | null
   scan_run: number
   resume_top: string | null
   resume_before: string | null
   resume_position: number | null
+}
+
+/** The scan state a row (or no row yet) stands for: a resume point only when all three parts are set. */
+export function scanStateOf (row: ScanRow | undefined): ScanState {
+  if (row === undefined) return { newestSignature: null, fetchedAt: null, run: 0, resume: null }
+  const resume = row.resume_top !== null && row.resume_before !== null && row.resume_position !== null
+    ? { top: row.resume_top, before: row.resume_before, position: row.resume_position }
+    : null
+  return { newestSignature: row.newest_signature, fetchedAt: row.fetched_at, run: row.scan_run, resume }
 }
 
 /** Registrations and the scan cursor, kept together so that one transaction moves both. */
@@ -111,12 +121,7 @@ export function createRegistryRepository (db: SqliteDatabase): RegistryRepositor
 
   return {
     async scanState (key) {
-      const row = selectScan.get(key.network, key.registryAddress)
-      if (row === undefined) return { newestSignature: null, fetchedAt: null, run: 0, resume: null }
-      const resume = row.resume_top !== null && row.resume_before !== null && row.resume_position !== null
-        ? { top: row.resume_top, before: row.resume_before, position: row.resume_position }
-        : null
-      return { newestSignature: row.newest_signature, fetchedAt: row.fetched_at, run: row.scan_run, resume }
+      return scanStateOf(selectScan.get(key.network, key.registryAddress))
     },
 
     async saveProgress (key, registrations, progress) {

@@ -1,19 +1,10 @@
 import type pg from 'pg'
 import type { RegisteredAgentBody } from '../../schemas/registry.js'
-import type { RegistryRepository } from '../registry-repository.js'
+import { scanStateOf, type RegistryRepository, type ScanRow } from '../registry-repository.js'
 import { callDatabase } from './connection.js'
 import { inTransaction } from './transaction.js'
 
 const ASCII_LOWER = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'"
-
-interface ScanRow {
-  newest_signature: string | null
-  fetched_at: string | null
-  scan_run: number
-  resume_top: string | null
-  resume_before: string | null
-  resume_position: number | null
-}
 
 /** Registrations and the scan cursor on PostgreSQL, shared by every instance. */
 export function createPostgresRegistryRepository (pool: pg.Pool): RegistryRepository {
@@ -22,12 +13,7 @@ export function createPostgresRegistryRepository (pool: pg.Pool): RegistryReposi
       const { rows } = await callDatabase(async () => await pool.query<ScanRow>(`
         SELECT newest_signature, fetched_at, scan_run, resume_top, resume_before, resume_position
         FROM registry_scans WHERE network = $1 AND registry_address = $2`, [key.network, key.registryAddress]))
-      const row = rows[0]
-      if (row === undefined) return { newestSignature: null, fetchedAt: null, run: 0, resume: null }
-      const resume = row.resume_top !== null && row.resume_before !== null && row.resume_position !== null
-        ? { top: row.resume_top, before: row.resume_before, position: row.resume_position }
-        : null
-      return { newestSignature: row.newest_signature, fetchedAt: row.fetched_at, run: row.scan_run, resume }
+      return scanStateOf(rows[0])
     },
 
     async saveProgress (key, registrations, progress) {
