@@ -15,6 +15,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { Pool, request } from 'undici'
 import { mergeSamples, type CallSample, type LoadFigures } from './figures.js'
 import { getStatus, timeEach } from './timed-calls.js'
+import { X402_NETWORKS } from '../lib/x402/networks.js'
 
 export interface McpPaidFigures {
   path: string
@@ -30,7 +31,7 @@ export interface McpPaidFigures {
   mcpFree: LoadFigures
 }
 
-const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
+const DEVNET = X402_NETWORKS['solana-devnet'].caip2
 
 function toolOutcome (result: CallToolResult): string {
   if (result.isError !== true) return 'ok'

@@ -5,16 +5,13 @@ import { ExactSvmScheme } from '@x402/svm/exact/client'
 import type { Network, PaymentRequired } from '@x402/core/types'
 import { BuyerError } from './errors.js'
 import { serverError, type HttpAnswer, type HttpOptions } from './http.js'
+import { X402_NETWORKS } from '../lib/x402/networks.js'
 import { decodeReceipt } from './requirements.js'
 import type { PaymentReceipt } from './documents.js'
 import type { OnStep } from './steps.js'
 
 /** The CAIP-2 ids official x402 clients know (mainnet, devnet, testnet). */
-const KNOWN_NETWORKS = new Set([
-  'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-  'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
-  'solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z'
-])
+const KNOWN_NETWORKS = new Set<string>([X402_NETWORKS.solana.caip2, X402_NETWORKS['solana-devnet'].caip2, X402_NETWORKS['solana-testnet'].caip2])
 const MAX_DELAY_MS = 8000
 
 /** The standard-flow offer of a 402: an `exact` requirement on a known Solana network with a fee payer. */

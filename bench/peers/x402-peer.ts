@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs'
 import { x402ResourceServer, type FacilitatorClient, type RoutesConfig } from '@x402/core/server'
 import { ExactSvmScheme } from '@x402/svm/exact/server'
+import { X402_NETWORKS } from '../../lib/x402/networks.js'
 
-const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
+const DEVNET = X402_NETWORKS['solana-devnet'].caip2
 const peer = process.env.PEER ?? 'express'
 const manifest = readFileSync(process.env.PEER_MANIFEST_FILE ?? '', 'utf8')
 const { payTo, asset, amount, feePayer, path } = JSON.parse(process.env.PEER_TERMS ?? '{}') as
