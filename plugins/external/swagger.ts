@@ -5,8 +5,13 @@ import { SERVICE_VERSION } from '../../project.js'
 import type { OpenAPIV3 } from 'openapi-types'
 import { PAYMENT_SECURITY_SCHEMES, PROOF_HEADERS } from '../../schemas/payment.js'
 
-const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-  "connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+// The one HTML document the service serves: the policies that matter to a page, on top of the API set.
+const DOCS_HEADERS = {
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+  'cross-origin-opener-policy': 'same-origin',
+  'referrer-policy': 'no-referrer'
+}
 
 function withProofHeaderParameters (document: OpenAPIV3.Document): OpenAPIV3.Document {
   const parameters = Object.entries(PROOF_HEADERS.properties).map(([name, schema]): OpenAPIV3.ParameterObject =>
@@ -60,12 +65,12 @@ export default fp(async (fastify) => {
     // the proof headers as parameters too, so generated clients take them as typed header params.
     transformObject: (documentObject) => withProofHeaderParameters((documentObject as { openapiObject: OpenAPIV3.Document }).openapiObject)
   })
-  // The docs page runs its own scripts and styles only; nothing else may load or frame it.
+  // The docs page runs its own scripts and styles only; nothing else may load or frame it, and it sends no referrer.
   await fastify.register(swaggerUi, {
     routePrefix: '/docs',
     uiHooks: {
       onRequest: (_request, reply, done) => {
-        reply.header('content-security-policy', DOCS_CSP)
+        reply.headers(DOCS_HEADERS)
         done()
       }
     }

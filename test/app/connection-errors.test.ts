@@ -56,10 +56,22 @@ t.test('URLs the service prints come from PUBLIC_BASE_URL or a valid Host, never
     'an absolute-form target yields a well-formed resource on the Host')
 })
 
-t.test('the docs page is served with a Content-Security-Policy', async t => {
+t.test('the docs page is served with a Content-Security-Policy and the other document policies', async t => {
   const app = await build(t)
   const page = await app.inject('/docs/')
   t.equal(page.statusCode, 200)
   t.match(page.headers['content-security-policy'], /default-src 'self'/)
   t.match(page.headers['content-security-policy'], /frame-ancestors 'none'/)
+  t.equal(page.headers['referrer-policy'], 'no-referrer')
+  t.equal(page.headers['cross-origin-opener-policy'], 'same-origin')
+  const json = await app.inject('/.well-known/agent.json')
+  t.notOk(json.headers['referrer-policy'], 'JSON answers carry only the API set')
+})
+
+t.test('HSTS goes out only over HTTPS, as a trusted proxy reports it', async t => {
+  const app = await build(t, { TRUST_PROXY: '1' })
+  const overHttps = await app.inject({ url: '/.well-known/agent.json', headers: { 'x-forwarded-proto': 'https' } })
+  t.equal(overHttps.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains')
+  const overHttp = await app.inject({ url: '/.well-known/agent.json', headers: { 'x-forwarded-proto': 'http' } })
+  t.notOk(overHttp.headers['strict-transport-security'])
 })

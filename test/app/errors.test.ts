@@ -17,7 +17,9 @@ t.test('unknown routes answer 404 in the error shape', async (t) => {
   assertErrorShape(t, res.json(), 404, 'NOT_FOUND')
   t.equal(res.json().message, 'Route GET /no/such/route not found')
   t.equal(res.headers['x-request-id'], res.json().requestId, 'error answers carry the request id header')
-  t.equal(res.headers['x-frame-options'], 'SAMEORIGIN', 'and the security headers')
+  t.equal(res.headers['x-frame-options'], 'DENY', 'and the security headers')
+  t.equal(res.headers['x-content-type-options'], 'nosniff')
+  t.notOk(res.headers['strict-transport-security'], 'HSTS is never sent over plain HTTP (RFC 6797)')
   t.match(res.headers['content-type'], /application\/json/)
 })
 
