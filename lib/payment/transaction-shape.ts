@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
 import type { PaymentTransaction } from './verify-transaction.js'
 
 const U64_MAX = 2n ** 64n - 1n
@@ -28,14 +28,20 @@ const PaymentTransactionShape = Type.Object({
   })
 })
 
+// Compiled once: every paid call checks one answer, and the compiled check is a tenth of the
+// interpreted one; the error walk runs only for an answer that fails it.
+const paymentTransactionShape = TypeCompiler.Compile(PaymentTransactionShape)
+
 /**
  * Where a getTransaction answer is not what a node sends (a missing `meta.err`, an amount that is
  * no u64, a block time in the future, ...), the path of the first bad field; undefined when it is
  * sound. Such an answer is the RPC's fault, never a reason to deliver.
  */
 export function transactionShapeProblem (tx: unknown, nowSeconds: number): string | undefined {
-  const error = Value.Errors(PaymentTransactionShape, tx).First()
-  if (error !== undefined) return `${error.path || '/'}: ${error.message}`
+  if (!paymentTransactionShape.Check(tx)) {
+    const error = paymentTransactionShape.Errors(tx).First()
+    return error === undefined ? '/: not a transaction' : `${error.path || '/'}: ${error.message}`
+  }
   const checked = tx as PaymentTransaction
   const meta = checked.meta
   if (meta !== null && !('err' in meta)) return '/meta/err: missing'
