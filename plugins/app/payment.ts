@@ -109,7 +109,7 @@ export default fp(async (fastify) => {
       cached = {
         recipientTokenAccount,
         bodies: createChallengeBodies(paymentRequirement(terms, service, ''), plain),
-        paymentRequiredHeader: base64JsonPerResource(PAYMENT_REQUIRED_HEADERS_KEPT, url => fastify.x402.paymentRequired(serviceName, url, plain.message))
+        paymentRequiredHeader: base64JsonPerResource(PAYMENT_REQUIRED_HEADERS_KEPT, url => fastify.x402.paymentRequired(serviceName, url, X402_PAYMENT_REQUIRED))
       }
       challenges.set(serviceName, cached)
     }
@@ -120,6 +120,9 @@ export default fp(async (fastify) => {
     return `${publicBaseUrl(request, config.PUBLIC_BASE_URL)}${requestPath(request.url)}`
   }
 
+  // What the official x402 servers say in a plain challenge's PAYMENT-REQUIRED: a v2 client pays
+  // with PAYMENT-SIGNATURE, so the body's instructions (for the proof headers) would mislead it.
+  const X402_PAYMENT_REQUIRED = 'Payment required'
   const CHALLENGE_HEADERS = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' }
 
   // The v1 requirements are the body; the PAYMENT-REQUIRED header carries them for x402 v2.

@@ -10,6 +10,7 @@ t.test('the x402 surface without a chain: challenge, CORS, manifest, configurati
   const app = await build(t, env)
   const feePayer = readKeypairAddress(env.MERCHANT_KEYPAIR_PATH)
 
+  // The header's error is the official servers' words: the body's instructions name the proof headers, which a v2 client does not send.
   t.test('the 402 names the fee payer in the v1 body and carries the v2 PaymentRequired header', async (t) => {
     const res = await app.inject('/api/analyze-token/So11111111111111111111111111111111111111112')
     t.equal(res.statusCode, 402)
@@ -18,7 +19,7 @@ t.test('the x402 surface without a chain: challenge, CORS, manifest, configurati
     const required = JSON.parse(Buffer.from(String(res.headers['payment-required']), 'base64').toString('utf8'))
     t.match(required, {
       x402Version: 2,
-      error: String,
+      error: 'Payment required',
       resource: { url: 'http://localhost:80/api/analyze-token/So11111111111111111111111111111111111111112', mimeType: 'application/json' },
       accepts: [{ scheme: 'exact', network: DEVNET, amount: '100000', asset: res.json().accepts[0].asset, payTo: res.json().accepts[0].payTo, maxTimeoutSeconds: Number, extra: { feePayer } }]
     })
