@@ -291,15 +291,15 @@ export default fp(async (fastify) => {
     }).catch((error: unknown) => request.log.error({ error: loggableError(error), signature: payment.signature, outcome: payment.outcome }, 'audit row not written'))
   }
 
-  // Callback style: a request that holds no payment (every 402) ends its hooks synchronously,
-  // without a promise each; one that does takes the asynchronous path above.
-  const settleHook: onSendHookHandler = (request, reply, payload, done) => {
-    if (request.payment === undefined || request.payment.settled) done(null, payload)
-    else x402Gate.settleOnSend.call(fastify, request, reply, payload).then(sent => done(null, sent), done)
+  // Callback style: a request that holds no payment (every 402) ends its hook synchronously,
+  // without a promise; one that does is settled (x402) or redeemed (proof headers) first.
+  async function settleOrRedeem (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    const settled = await x402Gate.settleOnSend.call(fastify, request, reply, payload)
+    return await redeemOnSend(request, reply, settled)
   }
-  const redeemHook: onSendHookHandler = (request, reply, payload, done) => {
+  const deliveryHook: onSendHookHandler = (request, reply, payload, done) => {
     if (request.payment === undefined || request.payment.settled) done(null, payload)
-    else redeemOnSend(request, reply, payload).then(sent => done(null, sent), done)
+    else settleOrRedeem(request, reply, payload).then(sent => done(null, sent), done)
   }
   const auditHook: onResponseHookHandler = (request, reply, done) => {
     if (request.payment === undefined) done()
@@ -315,7 +315,7 @@ export default fp(async (fastify) => {
     if (serviceName === undefined) return
     if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
     route.preHandler = [...asArray(route.preHandler), gate(serviceName)]
-    route.onSend = [...asArray(route.onSend), settleHook, redeemHook]
+    route.onSend = [...asArray(route.onSend), deliveryHook]
     route.onRequestAbort = [...asArray(route.onRequestAbort), releaseOnAbort]
     route.onResponse = [...asArray(route.onResponse), auditHook]
   })
