@@ -4,6 +4,11 @@ import { createBatcher } from './batcher.js'
 import { callDatabase } from './connection.js'
 
 const MAX_BATCH = 256
+// Redeems wait for the WAL flush, one flush at a time on the server: one redeem statement at a
+// time, while the redeems arriving meanwhile gather into the next, flushes as often and carries
+// more per flush than two (bench section, same runs: 9,641 and 10,425 pairs/s with one, 7,981 and
+// 8,502 with two, 7,834 and 8,329 with four).
+const REDEEMS_IN_FLIGHT = 1
 const DEADLOCK = '40P01'
 // The database's clock when the caller gives no time: every instance then measures leases on one
 // clock, whatever the drift between machines.
@@ -105,7 +110,7 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
 
   // Redeem and release: a (signature, claim id) pair names one claim; a pair twice in a batch is
   // answered once, as the second of two sequential calls would be (false).
-  function settle (pool: pg.Pool, statement: typeof REDEEM | typeof RELEASE, withTime: boolean) {
+  function settle (pool: pg.Pool, statement: typeof REDEEM | typeof RELEASE, withTime: boolean, maxInFlight: number) {
     return createBatcher(async (items: Array<{ signature: string, claimId: string, now?: number }>) => {
       const { rows } = await query<{ signature: string, claim_id: string }>(pool, {
         ...statement,
@@ -115,10 +120,10 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
       })
       const done = new Set(rows.map(row => `${row.signature} ${row.claim_id}`))
       return items.map(item => done.delete(`${item.signature} ${item.claimId}`))
-    }, batching)
+    }, { ...batching, maxInFlight })
   }
-  const redeem = settle(pools.durable, REDEEM, true)
-  const release = settle(pools.fast, RELEASE, false)
+  const redeem = settle(pools.durable, REDEEM, true, REDEEMS_IN_FLIGHT)
+  const release = settle(pools.fast, RELEASE, false, options.maxInFlight)
 
   return {
     status: async (signature) => await status(signature),
