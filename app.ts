@@ -69,10 +69,7 @@ export function serverOptions (config: Config, logStream?: DestinationStream): F
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: config.BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
-    // Slow or idle clients are bounded by Node's periodic connection check, not a per-socket
-    // timer: a whole request (headers included, and a connection that sends nothing) within 30 s,
-    // an idle kept-alive connection 72 s. A socket inactivity timeout (connectionTimeout) added
-    // nothing to those bounds, and re-arming it on every read and write cost about a tenth of a 402.
+    connectionTimeout: 60_000,
     requestTimeout: 30_000,
     keepAliveTimeout: 72_000,
     // server.ts drains before it closes: requests on kept-alive connections are answered, with
