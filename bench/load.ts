@@ -54,6 +54,8 @@ export interface Comparison {
   ratio: number
   /** Further servers loaded in the same rounds (the x402 peers), by name. */
   peers: Record<string, Rival>
+  /** Servers loaded in the same rounds for reference only, never judged (bare Fastify sending our headers too). */
+  references: Record<string, Rival>
   rounds: Array<{ target: LoadFigures, baseline: LoadFigures, peers: Record<string, LoadFigures> }>
 }
 
@@ -61,8 +63,9 @@ export interface Comparison {
  * The service, the bare baseline and any peers loaded the same way in rounds; each round rotates
  * which server goes first, so none always runs on a warmer or quieter machine.
  */
-export async function compareWithBaseline (service: LoadTarget, bare: LoadTarget, shape: LoadShape, peers: Record<string, LoadTarget> = {}): Promise<Comparison> {
-  const sides: Array<[string, LoadTarget]> = [['target', service], ['baseline', bare], ...Object.entries(peers)]
+export async function compareWithBaseline (service: LoadTarget, bare: LoadTarget, shape: LoadShape, peers: Record<string, LoadTarget> = {},
+  references: Record<string, LoadTarget> = {}): Promise<Comparison> {
+  const sides: Array<[string, LoadTarget]> = [['target', service], ['baseline', bare], ...Object.entries(peers), ...Object.entries(references)]
   const warm = { ...shape, duration: shape.warmup }
   for (const [, side] of sides) await runLoad(side, warm)
   const measured: Array<Record<string, LoadFigures>> = []
@@ -77,11 +80,13 @@ export async function compareWithBaseline (service: LoadTarget, bare: LoadTarget
   const rounds = measured.map(({ target, baseline, ...others }) => ({ target, baseline, peers: others }))
   const merged = (name: string) => mergeRounds(measured.map(round => round[name]))
   const ratioTo = (name: string) => medianRatio(measured.map(round => ({ target: round.target, other: round[name] })))
+  const rivals = (names: string[]) => Object.fromEntries(names.map(name => [name, { figures: merged(name), ratio: ratioTo(name) }]))
   return {
     target: merged('target'),
     baseline: merged('baseline'),
     ratio: ratioTo('baseline'),
-    peers: Object.fromEntries(Object.keys(peers).map(name => [name, { figures: merged(name), ratio: ratioTo(name) }])),
+    peers: rivals(Object.keys(peers)),
+    references: rivals(Object.keys(references)),
     rounds
   }
 }

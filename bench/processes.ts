@@ -116,17 +116,27 @@ async function startProcess (args: string[], env: Record<string, string>, cwd: s
 }
 
 /**
+ * With BENCH_CPU_PROF_DIR set, the service and the baseline write V8 CPU profiles there when they
+ * stop (`<dir>/service`, `<dir>/baseline`; open them in Chrome DevTools or speedscope).
+ */
+function cpuProfileArgs (name: 'service' | 'baseline'): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(dir, name)}`]
+}
+
+/**
  * The built service, `node dist/server.js`, with only `env` (plus PATH, HOST and PORT). It runs in
  * `cwd` (a scratch folder), so no developer .env is read and its files stay there.
  */
 export async function startService (env: Record<string, string>, cwd: string, logPath: string): Promise<BenchProcess> {
-  return await startProcess([join(PROJECT_ROOT, 'dist', 'server.js')], env, cwd, logPath)
+  return await startProcess([...cpuProfileArgs('service'), join(PROJECT_ROOT, 'dist', 'server.js')], env, cwd, logPath)
 }
 
-/** An answer the baseline repeats byte for byte: status and JSON body text. */
+/** An answer the baseline repeats byte for byte: status and JSON body text (and, for the reference, the headers). */
 export interface BaselineAnswer {
   status: number
   body: string
+  headers?: Record<string, string>
 }
 
 /** The bare Fastify baseline (bench/baseline-server.ts) answering `answers`: path -> status and body. */
@@ -134,7 +144,7 @@ export async function startBaseline (answers: Record<string, BaselineAnswer>, cw
   const file = join(cwd, 'baseline-answers.json')
   writeFileSync(file, JSON.stringify(answers))
   const script = join(PROJECT_ROOT, 'bench', 'baseline-server.ts')
-  return await startProcess(['--import', TSX_IMPORT, script], { BASELINE_ANSWERS_FILE: file }, cwd, logPath)
+  return await startProcess([...cpuProfileArgs('baseline'), '--import', TSX_IMPORT, script], { BASELINE_ANSWERS_FILE: file }, cwd, logPath)
 }
 
 /** What an x402 peer guards: the same route and price, paid to the same merchant in the same mint. */

@@ -69,6 +69,8 @@ export function problemsOf (result: Measured): string[] {
     ['402 challenge at info', challengeInfoLogging.target, 402], ['402 challenge baseline (info run)', challengeInfoLogging.baseline, 402],
     ...Object.entries(manifest.peers).map(([name, peer]): [string, LoadFigures, number] => [`manifest, @x402/${name}`, peer.figures, 200]),
     ...Object.entries(challenge.peers).map(([name, peer]): [string, LoadFigures, number] => [`402 challenge, @x402/${name}`, peer.figures, 402]),
+    ...Object.entries(manifest.references).map(([name, reference]): [string, LoadFigures, number] => [`manifest, ${name}`, reference.figures, 200]),
+    ...Object.entries(challenge.references).map(([name, reference]): [string, LoadFigures, number] => [`402 challenge, ${name}`, reference.figures, 402]),
     ...[paid.sequential, paid.concurrent].flatMap((set): Array<[string, LoadFigures, number | string]> => [
       [`paid calls, ${set.concurrency} in flight`, set.paid, 200],
       [`getTransaction alone, ${set.concurrency} in flight`, set.getTransaction, 'found'],
@@ -206,18 +208,22 @@ export function formatReport (result: BenchResult): string {
     ['endpoint', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'base req/s', 'base p50', 'base p99', 'base CPU µs/req', 'req/s ratio', 'CPU ratio'],
     comparisons.map(([name, comparison]) => comparisonRow(name, comparison))))
   const peerNames = Object.keys(result.challenge.peers)
+  const referenceNames = Object.keys(result.challenge.references)
   if (peerNames.length > 0) {
     out.push(table(
-      ['endpoint', 'ours req/s', 'bare Fastify', ...peerNames.map(name => `@x402/${name}`), 'ours / bare', ...peerNames.map(name => `ours / ${name}`)],
+      ['endpoint', 'ours req/s', 'bare Fastify', ...peerNames.map(name => `@x402/${name}`), 'ours / bare', ...peerNames.map(name => `ours / ${name}`),
+        ...referenceNames.flatMap(name => [name, `ours / ${name}`])],
       [['manifest', result.manifest] as const, ['402 challenge', result.challenge] as const].map(([name, comparison]) => [
         name, integer(comparison.target.requestsPerSecond), integer(comparison.baseline.requestsPerSecond),
         ...peerNames.map(peer => integer(comparison.peers[peer].figures.requestsPerSecond)),
-        `${comparison.ratio.toFixed(2)}×`, ...peerNames.map(peer => `${comparison.peers[peer].ratio.toFixed(2)}×`)
+        `${comparison.ratio.toFixed(2)}×`, ...peerNames.map(peer => `${comparison.peers[peer].ratio.toFixed(2)}×`),
+        ...referenceNames.flatMap(reference => [integer(comparison.references[reference]?.figures.requestsPerSecond ?? 0), `${(comparison.references[reference]?.ratio ?? 0).toFixed(2)}×`])
       ])))
     out.push(`At LOG_LEVEL=info (one line per request, to a file), ours / bare: manifest ${result.manifestInfoLogging.ratio.toFixed(2)}×, ` +
       `402 challenge ${result.challengeInfoLogging.ratio.toFixed(2)}×; the targets are judged at LOG_LEVEL=${result.logLevel}.`)
     out.push('Bare Fastify answers the identical bytes (same body, same status); the peers are the official x402 middleware ' +
       '(2.27, stub facilitator, no network) guarding the same route at the same price and serving the same manifest. ' +
+      'For reference, not judged: bare Fastify sending our headers too (one constant set), what the same bytes on the wire cost the framework alone. ' +
       'Ratios: the median over rounds of each round\'s requests/s ratio; each round rotates which server goes first.')
   }
   out.push(`Memory: service resident size ${result.memory.rssBeforeMb.toFixed(1)} MB after warm-up, then ` +

@@ -23,7 +23,9 @@ import { formatReport, problemsOf, targetsOf, type BenchResult } from './report.
 import { runStore } from './store.js'
 import { measurePostgresStore, POSTGRES_CONCURRENCY, POSTGRES_POOL_SIZE, startBenchPostgres, type BenchPostgres } from './store-postgres.js'
 
-const SHAPE: LoadShape = { connections: 10, duration: 5, pipelining: 1, rounds: 3, warmup: 2 }
+// Five rounds of 3 s rather than three of 5 s: the same load per server, and a median that one
+// noisy spell on this shared machine does not decide.
+const SHAPE: LoadShape = { connections: 10, duration: 3, pipelining: 1, rounds: 5, warmup: 2 }
 const LOG_LEVEL = 'warn'
 const MANIFEST_PATH = '/.well-known/agent.json'
 // analyze-token's check before the gate is local (the address must decode); fetch-price may look a symbol up.
@@ -68,12 +70,21 @@ function machine (loadAtStart: number): BenchResult['machine'] {
   }
 }
 
-/** What the service answers at `url`: status and body text (the baseline repeats it byte for byte). */
-async function answerOf (url: string, expectedStatus: number): Promise<BaselineAnswer> {
+// Written by Node per connection and per answer, on both sides alike.
+const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'])
+
+/** What the service answers at `url`: status, body text and headers (the baseline repeats them byte for byte). */
+async function answerOf (url: string, expectedStatus: number): Promise<Required<BaselineAnswer>> {
   const response = await request(url)
   const body = await response.body.text()
   if (response.statusCode !== expectedStatus) throw new Error(`${url} answered ${response.statusCode}, not ${expectedStatus}: ${body.slice(0, 300)}`)
-  return { status: response.statusCode, body }
+  const headers = Object.fromEntries(Object.entries(response.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !CONNECTION_HEADERS.has(entry[0])))
+  return { status: response.statusCode, body, headers }
+}
+
+/** Bare Fastify's two answers for one of ours: the same body and status, and the same again with our headers. */
+function bareAnswers (name: string, { headers, ...answer }: Required<BaselineAnswer>): Record<string, BaselineAnswer> {
+  return { [`/${name}`]: answer, [`/${name}-with-headers`]: { ...answer, headers } }
 }
 
 const at = (process: BenchProcess, path: string): LoadTarget => ({ url: `${process.url}${path}`, pid: process.pid })
@@ -120,17 +131,20 @@ async function withPeers<T> (bench: Bench, manifest: string, work: (peers: Recor
 async function measureHttp (bench: Bench, service: BenchProcess) {
   const manifestAnswer = await answerOf(`${service.url}${MANIFEST_PATH}`, 200)
   const challengeAnswer = await answerOf(`${service.url}${CHALLENGE_PATH}`, 402)
-  const baseline = await startBaseline({ '/manifest': manifestAnswer, '/challenge': challengeAnswer }, bench.scratch, join(bench.scratch, 'baseline.log'))
+  const baseline = await startBaseline({ ...bareAnswers('manifest', manifestAnswer), ...bareAnswers('challenge', challengeAnswer) }, bench.scratch, join(bench.scratch, 'baseline.log'))
+  const withOurHeaders = (name: string) => ({ 'bare Fastify, same headers': at(baseline, `/${name}-with-headers`) })
   return await stopAfter(baseline, async () => {
     const { manifest, challenge } = await withPeers(bench, manifestAnswer.body, async peers => {
       progress(`GET ${MANIFEST_PATH} vs bare Fastify, @x402/express, @x402/hono`)
       const manifest = {
-        ...await compareWithBaseline(at(service, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE, { express: at(peers.express, MANIFEST_PATH), hono: at(peers.hono, MANIFEST_PATH) }),
+        ...await compareWithBaseline(at(service, MANIFEST_PATH), at(baseline, '/manifest'), SHAPE, { express: at(peers.express, MANIFEST_PATH), hono: at(peers.hono, MANIFEST_PATH) },
+          withOurHeaders('manifest')),
         bodyBytes: Buffer.byteLength(manifestAnswer.body)
       }
       progress(`402 challenge GET ${CHALLENGE_PATH} vs bare Fastify, @x402/express, @x402/hono`)
       const challenge = {
-        ...await compareWithBaseline(at(service, CHALLENGE_PATH), at(baseline, '/challenge'), SHAPE, { express: at(peers.express, CHALLENGE_PATH), hono: at(peers.hono, CHALLENGE_PATH) }),
+        ...await compareWithBaseline(at(service, CHALLENGE_PATH), at(baseline, '/challenge'), SHAPE, { express: at(peers.express, CHALLENGE_PATH), hono: at(peers.hono, CHALLENGE_PATH) },
+          withOurHeaders('challenge')),
         path: CHALLENGE_PATH,
         bodyBytes: Buffer.byteLength(challengeAnswer.body)
       }
@@ -217,6 +231,8 @@ async function main (): Promise<void> {
   const loadAtStart = loadavg()[0]
   progress('building: npx tsc -p tsconfig.json')
   execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: PROJECT_ROOT, stdio: 'inherit' })
+  // The build's files written to disk now, not by the kernel in the middle of a measured round.
+  execFileSync('sync')
 
   const scratch = mkdtempSync(join(tmpdir(), 'token-merchant-bench-'))
   let chain: BenchChain | undefined
@@ -261,6 +277,14 @@ async function main (): Promise<void> {
       }, scratch, join(scratch, `${database}.log`))
     }
 
+    // The HTTP comparisons and the paid calls first, on a quiet machine: the store runs leave
+    // PostgreSQL vacuuming and analysing, and the kernel writing back, for a while after them.
+    const { paid, warnings: serviceWarnings, ...http } = await stopAfter(await bench.startService('service.db'), async service => ({
+      ...await measureHttp(bench, service),
+      paid: await measurePaid(bench, service),
+      warnings: service.warnings()
+    }))
+
     progress(`replay store: ${STORE_SECONDS} s in one process, then ${STORE_SECONDS} s in two on one file`)
     const store = {
       oneProcess: await runStore(join(scratch, 'store-1.db'), 1, STORE_SECONDS),
@@ -272,11 +296,6 @@ async function main (): Promise<void> {
     progress(`replay store on PostgreSQL: a naive client, then the store, one process, then two (pool ${POSTGRES_POOL_SIZE}, ${POSTGRES_CONCURRENCY} in flight each)`)
     const storePostgres = await measurePostgresStore(postgres, STORE_SECONDS)
 
-    const { paid, warnings: serviceWarnings, ...http } = await stopAfter(await bench.startService('service.db'), async service => ({
-      ...await measureHttp(bench, service),
-      paid: await measurePaid(bench, service),
-      warnings: service.warnings()
-    }))
     const postgresDatabase = await postgres.database('service')
     progress('paid calls with the store on PostgreSQL')
     const paidPostgres = await stopAfter(await bench.startService('service-postgres.db', { DATABASE_URL: postgresDatabase }), async service =>
