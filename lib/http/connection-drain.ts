@@ -12,12 +12,26 @@ export interface ConnectionDrainOptions {
   pollMs?: number
 }
 
+/** An open connection; during a drain, since when it has been seen with no answer in progress. */
 interface ConnectionState {
-  requests: Set<ServerResponse>
-  idleSince: number
+  idleSince: number | undefined
 }
 
 export const DEFAULT_IDLE_CLOSE_MS = 1000
+
+// The answer in progress on a connection is Node's own pointer: a ServerResponse sets itself as
+// its socket's `_httpMessage` when it takes the socket and clears it when done (http-terminator
+// reads the same). Read only during a drain, it costs requests nothing; a listener on every
+// response to track the same cost the cheapest routes about a tenth of their time.
+function answerInProgress (socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined
+}
+
+// During a drain, every answer tells its client to go: added ahead of the application's listener,
+// so the header is there before any hook writes.
+function closeAfterAnswer (_request: IncomingMessage, response: ServerResponse): void {
+  response.setHeader('connection', 'close')
+}
 
 /**
  * Drains an HTTP server without failing a request. `begin()` stops accepting connections
@@ -32,25 +46,13 @@ export function createConnectionDrain (server: Server, options: ConnectionDrainO
   let draining = false
 
   server.on('connection', (socket: Socket) => {
-    connections.set(socket, { requests: new Set(), idleSince: Date.now() })
+    connections.set(socket, { idleSince: undefined })
     socket.once('close', () => connections.delete(socket))
-  })
-
-  // Ahead of the application's listener, so the header is there before any hook writes.
-  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-    const state = connections.get(request.socket)
-    if (draining) response.setHeader('connection', 'close')
-    if (state === undefined) return
-    state.requests.add(response)
-    response.once('close', () => {
-      state.requests.delete(response)
-      state.idleSince = Date.now()
-    })
   })
 
   function inFlight (): number {
     let count = 0
-    for (const state of connections.values()) count += state.requests.size
+    for (const socket of connections.keys()) if (answerInProgress(socket) !== undefined) count++
     return count
   }
 
@@ -64,24 +66,27 @@ export function createConnectionDrain (server: Server, options: ConnectionDrainO
     begin (): void {
       if (draining) return
       draining = true
-      for (const state of connections.values()) {
-        for (const response of state.requests) if (!response.headersSent) response.setHeader('connection', 'close')
+      server.prependListener('request', closeAfterAnswer)
+      for (const socket of connections.keys()) {
+        const response = answerInProgress(socket)
+        if (response !== undefined && !response.headersSent) response.setHeader('connection', 'close')
       }
       // net.Server's close: http.Server's would also drop every idle kept-alive connection at once.
       if (server.listening) NetServer.prototype.close.call(server)
     },
 
     /**
-     * Resolves true once every connection is closed, false when `graceMs` ran out first. Idle
-     * connections are closed once they stayed idle for idleCloseMs; busy ones close after their
-     * answer.
+     * Resolves true once every connection is closed, false when `graceMs` ran out first. A
+     * connection is closed once it has stayed without an answer in progress for idleCloseMs (its
+     * client may be sending its next request meanwhile); busy ones close after their answer.
      */
     async settle (graceMs: number): Promise<boolean> {
       const deadline = Date.now() + graceMs
       for (;;) {
         const now = Date.now()
         for (const [socket, state] of connections) {
-          if (state.requests.size === 0 && now - state.idleSince >= idleCloseMs) socket.destroy()
+          if (answerInProgress(socket) !== undefined) state.idleSince = undefined
+          else if ((state.idleSince ??= now) <= now - idleCloseMs) socket.destroy()
         }
         if (connections.size === 0) return true
         if (now >= deadline) return false
