@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAbortAsyncHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
@@ -154,7 +154,7 @@ export default fp(async (fastify) => {
     if (x402 === undefined) return await checkProof(request, reply, serviceName)
     if ('claim' in x402) {
       const { claim } = x402
-      request.payment = { signature: claim.signature, claimId: claim.claimId, payer: claim.payer, paid: claim.amount, service: serviceName, settled: false, outcome: 'PENDING', flow: claim.flow as 'x402-v1' | 'x402-v2', x402: claim }
+      holdPayment(request, { signature: claim.signature, claimId: claim.claimId, payer: claim.payer, paid: claim.amount, service: serviceName, settled: false, outcome: 'PENDING', flow: claim.flow as 'x402-v1' | 'x402-v2', x402: claim })
       return false
     }
     store.audit.countUnpaid(serviceName, x402.code)
@@ -191,7 +191,7 @@ export default fp(async (fastify) => {
     }
     try {
       const claimed = await verifier.verifyAndClaim(read.proof, serviceName, PAID_SERVICES[serviceName], storedResource(resourceUrl(request)))
-      request.payment = { ...claimed, settled: false, outcome: 'PENDING', flow: 'proof' }
+      holdPayment(request, { ...claimed, settled: false, outcome: 'PENDING', flow: 'proof' })
       return false
     } catch (error) {
       if (isAppError(error)) {
@@ -266,10 +266,16 @@ export default fp(async (fastify) => {
     return JSON.stringify(errorBody(request, 409, 'PAYMENT_ALREADY_USED', 'This payment was used by another request while this one was being served'))
   }
 
-  // The client left before the answer: give the proof back so it can be used again.
-  const releaseOnAbort: onRequestAbortAsyncHookHandler = async (request) => {
-    // Never while an x402 settlement runs: the transaction may be landing.
-    if (request.payment !== undefined && !request.payment.settled && request.payment.settling !== true) await release(request, request.payment, 'CLIENT_ABORTED')
+  // The client left before the answer: give the proof back so it can be used again. Watched only
+  // on requests that hold a claim, as Fastify's onRequestAbort would (the request closed while
+  // aborted), but without its listener on every request, a 402 included.
+  function holdPayment (request: FastifyRequest, payment: PaymentInFlight): void {
+    request.payment = payment
+    request.raw.once('close', () => {
+      // Never while an x402 settlement runs: the transaction may be landing.
+      if (!request.raw.aborted || payment.settled || payment.settling === true) return
+      release(request, payment, 'CLIENT_ABORTED').catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'claim of an aborted request not released'))
+    })
   }
 
   async function auditOnResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -316,7 +322,6 @@ export default fp(async (fastify) => {
     if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
     route.preHandler = [...asArray(route.preHandler), gate(serviceName)]
     route.onSend = [...asArray(route.onSend), deliveryHook]
-    route.onRequestAbort = [...asArray(route.onRequestAbort), releaseOnAbort]
     route.onResponse = [...asArray(route.onResponse), auditHook]
   })
 
