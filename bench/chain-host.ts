@@ -3,21 +3,9 @@
 // Payments and registrations are signed here and sent in JSON-RPC batches to the chain's own HTTP
 // front (they land in order); waiting for each one would take minutes for thousands.
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
-import { randomBytes } from 'node:crypto'
-import { getAddMemoInstruction } from '@solana-program/memo'
 import {
-  address,
-  appendTransactionMessageInstructions,
-  compileTransaction,
   createKeyPairSignerFromBytes,
-  createNoopSigner,
-  createTransactionMessage,
   generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  partiallySignTransaction,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
   type Address,
   type Instruction,
   type KeyPairSigner
@@ -27,6 +15,7 @@ import { startLocalnet } from '@token-merchant/localnet'
 import { buildSignedTransaction } from '@token-merchant/localnet/tx-builder'
 import { buildRegistrationMemo } from '../lib/registry/registration-memo.js'
 import { generateKeypairBytes } from '../lib/solana/keypair-file.js'
+import { signExactTransfer } from '../test/fixtures/x402-payment.js'
 import type { ChainRequest, ChainSetup, Proof } from './chain.js'
 
 const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' as Address
@@ -107,18 +96,6 @@ async function pay (count: number, amount: bigint): Promise<Proof[]> {
   return signatures.map((signature, index) => ({ signature, wallet: buyers[payerOf(index)].address }))
 }
 
-const COMPUTE_BUDGET = address('ComputeBudget111111111111111111111111111111')
-const MEMO = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr')
-
-function computeBudget (discriminator: number, value: bigint, bytes: number): Instruction {
-  const data = new Uint8Array(1 + bytes)
-  data[0] = discriminator
-  const view = new DataView(data.buffer)
-  if (bytes === 4) view.setUint32(1, Number(value), true)
-  else view.setBigUint64(1, value, true)
-  return { programAddress: COMPUTE_BUDGET, data }
-}
-
 /** x402 `exact` transactions as the official client builds them, signed by the buyers, the fee payer's slot left empty. */
 async function x402Payloads (count: number, amount: bigint, feePayer: Address): Promise<string[]> {
   const { result: { value: lifetime } } = await rpc<{ result: { value: { blockhash: string, lastValidBlockHeight: number } } }>(
@@ -126,18 +103,15 @@ async function x402Payloads (count: number, amount: bigint, feePayer: Address): 
   const payloads: string[] = []
   for (let i = 0; i < count; i++) {
     const b = (paymentsMade + i) % BUYERS
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      m => setTransactionMessageFeePayer(feePayer, m),
-      m => setTransactionMessageLifetimeUsingBlockhash({ blockhash: lifetime.blockhash, lastValidBlockHeight: BigInt(lifetime.lastValidBlockHeight) } as never, m),
-      m => appendTransactionMessageInstructions([
-        computeBudget(2, 20_000n, 4),
-        computeBudget(3, 1n, 8),
-        getTransferCheckedInstruction({ source: buyerAtas[b], mint, destination: merchantAta, authority: createNoopSigner(buyers[b].address), amount, decimals: DECIMALS }),
-        getAddMemoInstruction({ memo: randomBytes(16).toString('hex') }, { programAddress: MEMO })
-      ], m)
-    )
-    payloads.push(getBase64EncodedWireTransaction(await partiallySignTransaction([buyers[b].keyPair], compileTransaction(message))))
+    payloads.push(await signExactTransfer([buyers[b].keyPair], {
+      source: buyerAtas[b],
+      destination: merchantAta,
+      mint,
+      authority: buyers[b].address,
+      amount,
+      feePayer,
+      lifetime: { blockhash: lifetime.blockhash, lastValidBlockHeight: BigInt(lifetime.lastValidBlockHeight) }
+    }))
   }
   paymentsMade += count
   return payloads
