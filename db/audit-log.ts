@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './open-database.js'
+import { createUnpaidCounter, type UnpaidCount } from './unpaid-counter.js'
 
 /** How a request was paid (shared contract 2): pay-then-prove headers, x402 v1 or v2, or an MCP tool call. */
 export type AuditFlow = 'proof' | 'x402-v1' | 'x402-v2' | 'mcp'
@@ -43,23 +44,13 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
   // Unpaid requests (no proof, or one that names no verifiable payment) are counted in memory and
   // written in one transaction per flush: a flood of them costs no database write each, and the
   // counters are bounded by services x days x codes.
-  const pendingUnpaid = new Map<string, { service: string, day: string, outcome: string, count: number }>()
-  const flushUnpaid = db.transaction(() => {
+  const unpaid = createUnpaidCounter()
+  const writeUnpaid = db.transaction((rows: UnpaidCount[]) => {
     const addUnpaid = db.prepare(addUnpaidSql)
-    for (const { service, day, outcome, count } of pendingUnpaid.values()) addUnpaid.run(service, day, outcome, count)
-    pendingUnpaid.clear()
+    for (const { service, day, outcome, count } of rows) addUnpaid.run(service, day, outcome, count)
   })
   // Oldest first, a bounded batch at a time: each row's delete trigger updates the reputation
   // aggregates, so one unbounded delete could hold the event loop for seconds.
-  // The day of a count, as text: computed once per day, not once per request.
-  let day = { start: 0, end: 0, text: '' }
-  function dayOf (at: number): string {
-    if (at < day.start || at >= day.end) {
-      const start = at - (at % DAY_MS)
-      day = { start, end: start + DAY_MS, text: new Date(start).toISOString().slice(0, 10) }
-    }
-    return day.text
-  }
   const pruneBatch = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)')
 
   return {
@@ -81,16 +72,19 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
     },
 
     /** Counts a request that paid nothing: PAYMENT_REQUIRED (no proof) or the code it was refused with. */
-    countUnpaid (service, outcome, at = Date.now()) {
-      const day = dayOf(at)
-      const key = `${service} ${day} ${outcome}`
-      const pending = pendingUnpaid.get(key)
-      if (pending === undefined) pendingUnpaid.set(key, { service, day, outcome, count: 1 })
-      else pending.count++
+    countUnpaid (service, outcome, at) {
+      unpaid.count(service, outcome, at)
     },
 
     async flushUnpaid () {
-      if (pendingUnpaid.size > 0) flushUnpaid()
+      const rows = unpaid.take()
+      if (rows.length === 0) return
+      try {
+        writeUnpaid(rows)
+      } catch (error) {
+        unpaid.restore(rows)
+        throw error
+      }
     },
 
     async prune (retentionDays, now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER) {

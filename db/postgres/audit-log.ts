@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import type { AuditLog } from '../audit-log.js'
+import { createUnpaidCounter } from '../unpaid-counter.js'
 import { callDatabase } from './connection.js'
 
 const DAY_MS = 86_400_000
@@ -14,7 +15,7 @@ const INSERT = {
 /** The audit trail and the unpaid counters on PostgreSQL; the aggregates follow through triggers (001-schema.sql). */
 export function createPostgresAuditLog (pool: pg.Pool): AuditLog {
   // As on SQLite: unpaid requests are counted in memory and written in one statement per flush.
-  let pendingUnpaid = new Map<string, { service: string, day: string, outcome: string, count: number }>()
+  const unpaid = createUnpaidCounter()
 
   return {
     async record (entry) {
@@ -25,18 +26,13 @@ export function createPostgresAuditLog (pool: pg.Pool): AuditLog {
       }))
     },
 
-    countUnpaid (service, outcome, at = Date.now()) {
-      const day = new Date(at).toISOString().slice(0, 10)
-      const key = `${service} ${day} ${outcome}`
-      const pending = pendingUnpaid.get(key)
-      if (pending === undefined) pendingUnpaid.set(key, { service, day, outcome, count: 1 })
-      else pending.count++
+    countUnpaid (service, outcome, at) {
+      unpaid.count(service, outcome, at)
     },
 
     async flushUnpaid () {
-      if (pendingUnpaid.size === 0) return
-      const batch = [...pendingUnpaid.values()]
-      pendingUnpaid = new Map()
+      const batch = unpaid.take()
+      if (batch.length === 0) return
       try {
         await callDatabase(async () => await pool.query(`
           INSERT INTO unpaid_counts AS u (service, day, outcome, count)
@@ -45,12 +41,7 @@ export function createPostgresAuditLog (pool: pg.Pool): AuditLog {
         [batch.map(b => b.service), batch.map(b => b.day), batch.map(b => b.outcome), batch.map(b => b.count)]))
       } catch (error) {
         // Not written: counted again with what arrives meanwhile, written on a later flush.
-        for (const b of batch) {
-          const key = `${b.service} ${b.day} ${b.outcome}`
-          const pending = pendingUnpaid.get(key)
-          if (pending === undefined) pendingUnpaid.set(key, b)
-          else pending.count += b.count
-        }
+        unpaid.restore(batch)
         throw error
       }
     },
