@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.js'
+import { boundedMemo, boundedMemo2 } from './bounded-memo.js'
 
 // A DNS name or an IPv4 address, or a bracketed IPv6 address, then an optional port: what a Host
 // header may hold. Anything else would be echoed into the URLs the service prints.
@@ -27,4 +28,38 @@ export function requestPath (url: string): string {
   } catch {
     return '/'
   }
+}
+
+/** What a request says of where it was sent: enough for its public URL. */
+export interface RequestTarget {
+  protocol: string
+  host: string
+  url: string
+}
+
+/**
+ * `make(baseUrl)` per public base URL, for the last `size` Hosts (per protocol). A hit checks no
+ * Host and builds no URL: a Host is kept only once `publicBaseUrl` found it valid.
+ */
+export function perPublicBase<V> (configured: string | undefined, size: number, make: (baseUrl: string) => V): (request: RequestTarget) => V {
+  if (configured !== undefined) {
+    const only = boundedMemo(1, () => make(publicBaseUrl({ protocol: 'http', host: '' }, configured)))
+    return () => only('')
+  }
+  const http = boundedMemo(size, host => make(publicBaseUrl({ protocol: 'http', host }, undefined)))
+  const https = boundedMemo(size, host => make(publicBaseUrl({ protocol: 'https', host }, undefined)))
+  return request => (request.protocol === 'https' ? https : http)(request.host)
+}
+
+/**
+ * `make(resourceUrl)` per public URL of a resource (base URL, path and query), for the last `size`
+ * of them (per protocol), looked up by Host and request target as they came, with the same
+ * guarantee as perPublicBase.
+ */
+export function perResourceUrl<V> (configured: string | undefined, size: number, make: (resourceUrl: string) => V): (request: RequestTarget) => V {
+  const memo = (protocol: string) => boundedMemo2(size, (host, url) => make(`${publicBaseUrl({ protocol, host }, configured)}${requestPath(url)}`))
+  const http = memo('http')
+  if (configured !== undefined) return request => http('', request.url)
+  const https = memo('https')
+  return request => (request.protocol === 'https' ? https : http)(request.host, request.url)
 }

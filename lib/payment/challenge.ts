@@ -1,5 +1,4 @@
 import { errorBody } from '../errors/error-body.js'
-import { boundedMemo } from '../http/bounded-memo.js'
 import type { PaymentRejection } from './payment-error.js'
 
 // Stands for the resource URL while a requirement is serialised once; split out afterwards.
@@ -47,14 +46,30 @@ export function createChallengeBodies (requirement: ResourceRequirement, payment
   const accepts = `,"x402Version":1,"accepts":[${prefix}`
   const close = `${suffix}]}`
   const plainHead = headOf(paymentRequired, 402)
+  const plainBeforeId = Buffer.from(`${plainHead},"requestId":`)
 
   function body (head: string, requestId: string, resourceUrl: string): string {
     return `${head},"requestId":${JSON.stringify(requestId)}${accepts}${JSON.stringify(resourceUrl)}${close}`
   }
 
   return {
-    /** The answer to a request without a proof. */
-    paymentRequired: (requestId: string, resourceUrl: string): string => body(plainHead, requestId, resourceUrl),
+    /**
+     * The answer to a request without a proof, as bytes, for one resource URL: made once per URL,
+     * after which a challenge costs a copy around its request id (no text to join, measure and
+     * encode per request).
+     */
+    paymentRequiredAt (resourceUrl: string): (requestId: string) => Buffer {
+      const afterId = Buffer.from(`${accepts}${JSON.stringify(resourceUrl)}${close}`)
+      return requestId => {
+        const id = JSON.stringify(requestId)
+        const idBytes = Buffer.byteLength(id)
+        const bytes = Buffer.allocUnsafe(plainBeforeId.length + idBytes + afterId.length)
+        plainBeforeId.copy(bytes, 0)
+        bytes.write(id, plainBeforeId.length)
+        afterId.copy(bytes, plainBeforeId.length + idBytes)
+        return bytes
+      }
+    },
     /** The answer to a refused proof: its code, message and details, with the requirements again. */
     refused: (rejection: PaymentRejection, statusCode: number, requestId: string, resourceUrl: string): string =>
       body(headOf(rejection, statusCode), requestId, resourceUrl)
@@ -62,12 +77,3 @@ export function createChallengeBodies (requirement: ResourceRequirement, payment
 }
 
 export type ChallengeBodies = ReturnType<typeof createChallengeBodies>
-
-/**
- * For a header that carries the resource URL inside base64 JSON (x402 v2's PAYMENT-REQUIRED), which
- * cannot be spliced: `make(resourceUrl)` encoded once per URL, for the last `size` URLs. Make one
- * per service, next to its ChallengeBodies, and drop both when the requirement changes.
- */
-export function base64JsonPerResource (size: number, make: (resourceUrl: string) => unknown): (resourceUrl: string) => string {
-  return boundedMemo(size, resourceUrl => Buffer.from(JSON.stringify(make(resourceUrl))).toString('base64'))
-}

@@ -14,8 +14,8 @@ import { storedResource } from '../../lib/payment/stored-resource.js'
 import { checkWalletSignature } from '../../lib/payment/wallet-signature.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
 import { encodeReceipt, paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../../lib/payment/requirements.js'
-import { base64JsonPerResource, createChallengeBodies, type ChallengeBodies } from '../../lib/payment/challenge.js'
-import { publicBaseUrl, requestPath } from '../../lib/http/public-url.js'
+import { createChallengeBodies, type ChallengeBodies } from '../../lib/payment/challenge.js'
+import { perResourceUrl, publicBaseUrl, requestPath } from '../../lib/http/public-url.js'
 import { encodeHeaderJson, readPaymentForm, X402_HEADERS } from '../../lib/x402/payment-headers.js'
 import type { X402Claim } from '../../lib/x402/x402-payments.js'
 import { createX402Gate, type Challenge } from './x402-gate.js'
@@ -84,9 +84,11 @@ export default fp(async (fastify) => {
 
   // A service's challenge is the same for every request but its request id and resource URL: its
   // body text is made once (lib/payment/challenge.ts), and again only when the recipient token
-  // account becomes known; the v2 PAYMENT-REQUIRED header of a plain challenge is kept per URL.
-  const PAYMENT_REQUIRED_HEADERS_KEPT = 1024
-  interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: ChallengeBodies, paymentRequiredHeader: (url: string) => string }
+  // account becomes known; the answer without payment (v2 PAYMENT-REQUIRED header and v1 body
+  // bytes) is kept per resource URL.
+  const UNPAID_ANSWERS_KEPT = 1024
+  interface UnpaidAnswer { paymentRequired: string, body: (requestId: string) => Buffer }
+  interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: ChallengeBodies, unpaid: (request: FastifyRequest) => UnpaidAnswer }
   const challenges = new Map<PaidServiceName, ServiceChallenge>()
 
   function challengeOf (serviceName: PaidServiceName): ServiceChallenge {
@@ -105,11 +107,14 @@ export default fp(async (fastify) => {
         walletSignatureRequired: config.REQUIRE_WALLET_SIGNATURE,
         feePayer: fastify.x402.feePayer.address
       }
-      const plain = paymentRequiredRejection(service)
+      const bodies = createChallengeBodies(paymentRequirement(terms, service, ''), paymentRequiredRejection(service))
       cached = {
         recipientTokenAccount,
-        bodies: createChallengeBodies(paymentRequirement(terms, service, ''), plain),
-        paymentRequiredHeader: base64JsonPerResource(PAYMENT_REQUIRED_HEADERS_KEPT, url => fastify.x402.paymentRequired(serviceName, url, X402_PAYMENT_REQUIRED))
+        bodies,
+        unpaid: perResourceUrl(config.PUBLIC_BASE_URL, UNPAID_ANSWERS_KEPT, (url): UnpaidAnswer => ({
+          paymentRequired: encodeHeaderJson(fastify.x402.paymentRequired(serviceName, url, X402_PAYMENT_REQUIRED)),
+          body: bodies.paymentRequiredAt(url)
+        }))
       }
       challenges.set(serviceName, cached)
     }
@@ -139,11 +144,10 @@ export default fp(async (fastify) => {
     return reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
   }
 
-  /** The answer to a request without payment: text made once, the request id and URL spliced in. */
+  /** The answer to a request without payment: made once per resource URL, the request id spliced in. */
   function sendPaymentRequired (request: FastifyRequest, reply: FastifyReply, serviceName: PaidServiceName) {
-    const url = resourceUrl(request)
-    const { bodies, paymentRequiredHeader } = challengeOf(serviceName)
-    reply.code(402).headers(CHALLENGE_HEADERS).header(X402_HEADERS.paymentRequired, paymentRequiredHeader(url)).send(bodies.paymentRequired(request.id, url))
+    const answer = challengeOf(serviceName).unpaid(request)
+    reply.code(402).headers(CHALLENGE_HEADERS).header(X402_HEADERS.paymentRequired, answer.paymentRequired).send(answer.body(request.id))
   }
 
   const x402Gate = createX402Gate(fastify, { challenge, failureCode, resourceUrl, beforeVerify: request => failureLimit.check(request.ip) })

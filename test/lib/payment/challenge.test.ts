@@ -1,7 +1,7 @@
 import t from 'tap'
 import { errorBody } from '../../../lib/errors/error-body.js'
 import { PAID_SERVICES } from '../../../lib/payment/catalog.js'
-import { base64JsonPerResource, createChallengeBodies, spliceAroundResource } from '../../../lib/payment/challenge.js'
+import { createChallengeBodies, spliceAroundResource } from '../../../lib/payment/challenge.js'
 import { paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../../../lib/payment/requirements.js'
 
 const TERMS: MerchantTerms = {
@@ -34,11 +34,15 @@ t.test('the spliced challenge is byte for byte the body JSON.stringify makes', a
     ''
   ]
   for (const [i, resource] of resources.entries()) {
-    for (const requestId of ['a1b2c3d4e5f6-1f', 'caller.id:with-dashes_1']) {
-      const body = bodies.paymentRequired(requestId, resource)
+    const answerAt = bodies.paymentRequiredAt(resource)
+    for (const requestId of ['a1b2c3d4e5f6-1f', 'caller.id:with-dashes_1', 'ünï"\\']) {
+      const body = answerAt(requestId).toString()
       t.equal(body, stringified(requestId, resource), `resource ${i}, request id ${requestId}`)
       t.equal(JSON.parse(body).accepts[0].resource, resource)
     }
+    const first = answerAt('first')
+    answerAt('second')
+    t.equal(JSON.parse(first.toString()).requestId, 'first', 'each answer is bytes of its own')
   }
 })
 
@@ -66,15 +70,4 @@ t.test('a requirement must hold its resource exactly once to be spliced', async 
   const spliced = spliceAroundResource(withFeePayer)
   t.same(JSON.parse(`${spliced.prefix}"u"${spliced.suffix}`), { ...withFeePayer, resource: 'u' })
   t.throws(() => spliceAroundResource({ resource: '', copy: '\u0000resource\u0000' }), /exactly once/)
-})
-
-t.test('a base64 JSON header per resource URL is made once per URL and decodes to what was made', async t => {
-  let made = 0
-  const header = base64JsonPerResource(2, url => { made++; return { x402Version: 2, resource: { url } } })
-  const url = 'https://merchant.example/api/analyze-token/abc'
-  t.same(JSON.parse(Buffer.from(header(url), 'base64').toString()), { x402Version: 2, resource: { url } })
-  header(url)
-  t.equal(made, 1)
-  header('a'); header('b'); header(url)
-  t.equal(made, 4, 'bounded: older URLs are made again')
 })
