@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createManifestBuilder } from '../../lib/manifest/merchant-manifest.js'
-import { boundedCache } from '../../lib/http/bounded-memo.js'
 import { entityTag, noneMatchHits } from '../../lib/http/entity-tag.js'
-import { publicBaseUrl } from '../../lib/http/public-url.js'
+import { perPublicBase } from '../../lib/http/public-url.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { defaultResponse, documented, errorResponses, HEADERS } from '../../schemas/responses.js'
 import { Manifest } from '../../schemas/manifest.js'
@@ -10,7 +9,14 @@ import { Manifest } from '../../schemas/manifest.js'
 // Distinct base URLs (Host headers, without PUBLIC_BASE_URL) whose manifest text is kept.
 const MANIFEST_BASES = 32
 
-const withTag = (text: string) => ({ text, tag: entityTag(text) })
+/** The manifest of one base URL, serialised by the route's own serializer on its first request. */
+interface ManifestCopy {
+  base: string
+  served?: { body: Buffer, tag: string }
+}
+
+// Bytes, not text: Fastify then takes the length as it is, and Node writes it with no copy.
+const served = (text: string) => ({ body: Buffer.from(text), tag: entityTag(text) })
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = fastify.config
@@ -18,7 +24,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   // The manifest is the same bytes for every request to one base URL (all of them once
   // PUBLIC_BASE_URL is set): serialised once per base with the route's own serializer, with its
   // entity tag, so a request costs a lookup and a client holding the current copy gets a 304.
-  const manifests = boundedCache<{ text: string, tag: string }>(MANIFEST_BASES)
+  const copies = perPublicBase(config.PUBLIC_BASE_URL, MANIFEST_BASES, (base): ManifestCopy => ({ base }))
 
   fastify.get('/agent.json', {
     schema: {
@@ -34,11 +40,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, (request, reply) => {
-    const base = publicBaseUrl(request, config.PUBLIC_BASE_URL)
-    const { text, tag } = manifests.get(base) ?? manifests.set(base, withTag(String(reply.serialize(manifestAt(base)))))
+    const copy = copies(request)
+    const { body, tag } = copy.served ??= served(String(reply.serialize(manifestAt(copy.base))))
     reply.header('etag', tag).header('cache-control', 'no-cache')
     if (noneMatchHits(request.headers['if-none-match'], tag)) reply.code(304).send()
-    else reply.type('application/json; charset=utf-8').send(text)
+    else reply.type('application/json; charset=utf-8').send(body)
   })
 }
 
