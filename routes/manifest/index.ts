@@ -12,11 +12,12 @@ const MANIFEST_BASES = 32
 /** The manifest of one base URL, serialised by the route's own serializer on its first request. */
 interface ManifestCopy {
   base: string
-  served?: { body: Buffer, tag: string }
+  served?: { text: string, tag: string }
 }
 
-// Bytes, not text: Fastify then takes the length as it is, and Node writes it with no copy.
-const served = (text: string) => ({ body: Buffer.from(text), tag: entityTag(text) })
+// Text, not bytes: Node writes a text body in one piece with the headers, a Buffer as a second
+// write (measured slower here, where the 402's joined text gained from becoming bytes).
+const served = (text: string) => ({ text, tag: entityTag(text) })
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = fastify.config
@@ -41,10 +42,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, (request, reply) => {
     const copy = copies(request)
-    const { body, tag } = copy.served ??= served(String(reply.serialize(manifestAt(copy.base))))
+    const { text, tag } = copy.served ??= served(String(reply.serialize(manifestAt(copy.base))))
     reply.header('etag', tag).header('cache-control', 'no-cache')
     if (noneMatchHits(request.headers['if-none-match'], tag)) reply.code(304).send()
-    else reply.type('application/json; charset=utf-8').send(body)
+    else reply.type('application/json; charset=utf-8').send(text)
   })
 }
 
