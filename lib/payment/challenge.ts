@@ -47,9 +47,11 @@ export function createChallengeBodies (requirement: ResourceRequirement, payment
   const close = `${suffix}]}`
   const plainHead = headOf(paymentRequired, 402)
   const plainBeforeId = Buffer.from(`${plainHead},"requestId":`)
+  // Everything after the request id: the same for every request to one resource URL.
+  const afterRequestId = (resourceUrl: string) => `${accepts}${JSON.stringify(resourceUrl)}${close}`
 
   function body (head: string, requestId: string, resourceUrl: string): string {
-    return `${head},"requestId":${JSON.stringify(requestId)}${accepts}${JSON.stringify(resourceUrl)}${close}`
+    return `${head},"requestId":${JSON.stringify(requestId)}${afterRequestId(resourceUrl)}`
   }
 
   return {
@@ -59,7 +61,7 @@ export function createChallengeBodies (requirement: ResourceRequirement, payment
      * encode per request).
      */
     paymentRequiredAt (resourceUrl: string): (requestId: string) => Buffer {
-      const afterId = Buffer.from(`${accepts}${JSON.stringify(resourceUrl)}${close}`)
+      const afterId = Buffer.from(afterRequestId(resourceUrl))
       return requestId => {
         const id = JSON.stringify(requestId)
         const idBytes = Buffer.byteLength(id)
