@@ -46,10 +46,9 @@ export default fp(async (fastify) => {
   // a refusal before any claim (and the 402 challenge) is read from the code of the answer.
   const refusalCodes = new WeakMap<FastifyRequest, string>()
   const captureRefusal: onSendAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply, payload) => {
-    // The plain 402 goes out as bytes (made once per URL), other refusals as text.
-    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : undefined
-    if (request.payment === undefined && (reply.statusCode < 200 || reply.statusCode >= 300) && text !== undefined) {
-      const code = ERROR_CODE.exec(text)?.[1]
+    // Refusals, the 402 included, go out as text.
+    if (request.payment === undefined && (reply.statusCode < 200 || reply.statusCode >= 300) && typeof payload === 'string') {
+      const code = ERROR_CODE.exec(payload)?.[1]
       if (code !== undefined) refusalCodes.set(request, code)
     }
     return payload

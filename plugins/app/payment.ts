@@ -85,9 +85,9 @@ export default fp(async (fastify) => {
   // A service's challenge is the same for every request but its request id and resource URL: its
   // body text is made once (lib/payment/challenge.ts), and again only when the recipient token
   // account becomes known; the answer without payment (v2 PAYMENT-REQUIRED header and v1 body
-  // bytes) is kept per resource URL.
+  // text) is kept per resource URL.
   const UNPAID_ANSWERS_KEPT = 1024
-  interface UnpaidAnswer { paymentRequired: string, body: (requestId: string) => Buffer }
+  interface UnpaidAnswer { paymentRequired: string, body: (requestId: string) => string }
   interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: ChallengeBodies, unpaid: (request: FastifyRequest) => UnpaidAnswer }
   const challenges = new Map<PaidServiceName, ServiceChallenge>()
 
