@@ -1,11 +1,13 @@
-import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import type { DestinationStream, Logger } from 'pino'
 import { LazyChildLogger } from './lib/logging/lazy-child-logger.js'
+import { createServiceLogger } from './lib/logging/service-logger.js'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import crossOrigin from './plugins/app/cross-origin.js'
 import mcp from './plugins/app/mcp.js'
+import requestLog from './plugins/app/request-log.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
 import payment from './plugins/app/payment.js'
@@ -35,32 +37,26 @@ function trustHops (hops: number) {
 }
 
 /**
- * One log line per request, when it completes (with the request, the status and the time taken),
- * instead of Fastify's two ("incoming request" and "request completed"): half the logging cost
- * at info. Below info nothing is built at all.
+ * Fastify runs without a logger of its own: with one, every request of every route pays for
+ * two response listeners and two clock reads, whether or not a line is written. The service's
+ * pino logger is set as `fastify.log` instead (createServer), and each request's logger is a
+ * lazy child of it carrying the request id. The per-request line is written by a response hook
+ * registered only at info and below (plugins/app/request-log.ts).
  */
-const LOGS_INFO = new Set(['trace', 'debug', 'info'])
-
-class OneLinePerRequest extends LogController {
+class ErrorsOnly extends LogController {
   override incomingRequest (): void {}
 
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const log = reply.log
-    if (error) log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
-    else if (LOGS_INFO.has(log.level)) log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
   }
 }
 
-/** Options of the Fastify instance, shared by server.ts and the tests. */
-export function serverOptions (config: Config, logStream?: DestinationStream): FastifyServerOptions {
+/** Options of the Fastify instance; createServer applies them. */
+export function serverOptions (config: Config, log: Logger): FastifyServerOptions {
   return {
-    logger: {
-      level: config.LOG_LEVEL,
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
-      ...(logStream === undefined ? {} : { stream: logStream })
-    },
-    logController: new OneLinePerRequest(),
-    childLoggerFactory: (logger, bindings, options) => new LazyChildLogger(logger as Logger, bindings, options) as unknown as FastifyBaseLogger,
+    logger: false,
+    logController: new ErrorsOnly(),
+    childLoggerFactory: (_disabled, bindings, options) => new LazyChildLogger(log, bindings, options) as unknown as FastifyBaseLogger,
     genReqId: (request: IncomingMessage) => requestIdOf(request.headers),
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
@@ -79,6 +75,15 @@ export function serverOptions (config: Config, logStream?: DestinationStream): F
   }
 }
 
+/** The Fastify instance of the service, logging to `logStream` (stdout by default); shared by server.ts and the tests. */
+export function createServer (config: Config, logStream?: DestinationStream): FastifyInstance {
+  const log = createServiceLogger(config.LOG_LEVEL, logStream)
+  const server = Fastify(serverOptions(config, log))
+  // Every plugin's instance inherits `log` from the root, so this is the logger they all see.
+  server.log = log
+  return server
+}
+
 /**
  * The root plugin: configuration, then third-party plugins, then our own services, then the
  * routes. The load order is the dependency direction.
@@ -87,6 +92,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(configPlugin, { config: opts.config })
   for (const model of MODELS) fastify.addSchema(model)
 
+  await fastify.register(requestLog)
   await fastify.register(sensible)
   // Before any route: Fastify binds a route to the error handler in force when it is added.
   await fastify.register(errorHandler)

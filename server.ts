@@ -1,8 +1,7 @@
 import closeWithGrace from 'close-with-grace'
-import Fastify from 'fastify'
 import fp from 'fastify-plugin'
 import { existsSync } from 'node:fs'
-import app, { serverOptions } from './app.js'
+import app, { createServer } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { gracefulStop } from './lib/ops/graceful-stop.js'
 import { createLogDestination } from './lib/ops/log-destination.js'
@@ -36,7 +35,7 @@ async function start () {
   if (killTimeout !== undefined) exitWithProblem(killTimeout)
 
   const logs = createLogDestination(config.LOG_FILE)
-  const server = Fastify(serverOptions(config, logs.stream))
+  const server = createServer(config, logs.stream)
   await server.register(fp(app), { config })
 
   if (config.PUBLIC_BASE_URL === undefined) {

@@ -4,12 +4,11 @@
 // the whole Fastify app (inject), against a direct scan of audit_log as the baseline it replaces.
 // Also prints what the triggers cost per audit insert and what pruning a day of rows costs.
 // Run: npx tsx bench/reputation.ts [rows=1000000] [runs=15]
-import Fastify from 'fastify'
 import fp from 'fastify-plugin'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import app, { serverOptions } from '../app.js'
+import app, { createServer } from '../app.js'
 import { loadConfig } from '../config.js'
 import { createAuditLog, type AuditEntry } from '../db/audit-log.js'
 import { openDatabase, type SqliteDatabase } from '../db/open-database.js'
@@ -122,7 +121,7 @@ try {
     AUDIT_RETENTION_DAYS: '3650',
     MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json')
   })
-  const server = Fastify(serverOptions(config))
+  const server = createServer(config)
   await server.register(fp(app), { config })
   await server.ready()
 

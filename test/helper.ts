@@ -1,9 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { join } from 'node:path'
 import type { DestinationStream } from 'pino'
 import type { Test } from 'tap'
-import app, { serverOptions } from '../app.js'
+import app, { createServer } from '../app.js'
 import { loadConfig } from '../config.js'
 import type { SqliteDatabase } from '../db/open-database.js'
 import type { SqliteStore } from '../db/sqlite-store.js'
@@ -35,7 +35,7 @@ export function testEnv (t: Test, env: Record<string, string> = {}): Record<stri
 /** The whole app on Fastify, ready for inject(), closed when the test ends. */
 export async function build (t: Test, env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void, logStream?: DestinationStream): Promise<FastifyInstance> {
   const config = loadConfig(testEnv(t, env))
-  const server = Fastify(serverOptions(config, logStream))
+  const server = createServer(config, logStream)
   await server.register(fp(app), { config })
   extend?.(server)
   await server.ready()

@@ -82,8 +82,6 @@ export default fp(async (fastify) => {
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value !== undefined) reply.raw.setHeader(name, value)
     }
-    // Fastify logs no completion for a hijacked reply: the same line, written here.
-    reply.raw.once('finish', () => request.log.info({ res: { statusCode: reply.raw.statusCode }, responseTime: reply.elapsedTime }, 'request completed'))
     reply.raw.on('close', () => {
       transport.close().catch(() => {})
       server.close().catch(() => {})

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
@@ -220,6 +220,7 @@ export default fp(async (fastify) => {
         sendPaymentRequired(request, reply, serviceName)
         return
       }
+      auditWhenAnswered(request, reply, performance.now())
       checkX402(request, reply, serviceName).then(answered => { if (!answered) done() }, done)
     }
   }
@@ -282,9 +283,7 @@ export default fp(async (fastify) => {
     })
   }
 
-  async function auditOnResponse (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const payment = request.payment
-    if (payment === undefined) return
+  async function audit (request: FastifyRequest, reply: FastifyReply, payment: PaymentInFlight, latencyMs: number): Promise<void> {
     if (!payment.settled && payment.settling !== true) await release(request, payment, 'HANDLER_FAILED')
     await store.audit.record({
       requestId: request.id,
@@ -296,9 +295,22 @@ export default fp(async (fastify) => {
       outcome: payment.outcome,
       verified: true,
       status: reply.statusCode,
-      latencyMs: reply.elapsedTime,
+      latencyMs,
       flow: payment.flow
     }).catch((error: unknown) => request.log.error({ error: loggableError(error), signature: payment.signature, outcome: payment.outcome }, 'audit row not written'))
+  }
+
+  // Once the answer is out (or failed), a request that claimed a payment leaves its audit row,
+  // timed from the gate. Watched only on requests that brought a payment: a route response hook
+  // would make Fastify watch every answer, each 402 included.
+  function auditWhenAnswered (request: FastifyRequest, reply: FastifyReply, startedAt: number): void {
+    const answered = () => {
+      reply.raw.off('finish', answered).off('error', answered)
+      const payment = request.payment
+      if (payment === undefined) return
+      audit(request, reply, payment, performance.now() - startedAt).catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'paid request not audited'))
+    }
+    reply.raw.once('finish', answered).once('error', answered)
   }
 
   // Callback style: a request that holds no payment (every 402) ends its hook synchronously,
@@ -311,11 +323,6 @@ export default fp(async (fastify) => {
     if (request.payment === undefined || request.payment.settled) done(null, payload)
     else settleOrRedeem(request, reply, payload).then(sent => done(null, sent), done)
   }
-  const auditHook: onResponseHookHandler = (request, reply, done) => {
-    if (request.payment === undefined) done()
-    else auditOnResponse(request, reply).then(() => done(), done)
-  }
-
   // Declared up front, so every request object has the same shape (no property added on the fly).
   fastify.decorateRequest('payment', undefined)
 
@@ -326,7 +333,6 @@ export default fp(async (fastify) => {
     if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
     route.preHandler = [...asArray(route.preHandler), gate(serviceName)]
     route.onSend = [...asArray(route.onSend), deliveryHook]
-    route.onResponse = [...asArray(route.onResponse), auditHook]
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})

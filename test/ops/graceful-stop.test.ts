@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Agent, get, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -7,7 +7,7 @@ import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { PRICE_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
-import app, { serverOptions } from '../../app.js'
+import app, { createServer } from '../../app.js'
 import { loadConfig } from '../../config.js'
 import { gracefulStop } from '../../lib/ops/graceful-stop.js'
 import { proofHeaders, startPaidChain } from '../fixtures/paid-chain.js'
@@ -36,7 +36,7 @@ async function listening (env: Record<string, string>) {
     }
   })
   const config = loadConfig(env)
-  const server = Fastify(serverOptions(config, logStream))
+  const server = createServer(config, logStream)
   await server.register(fp(app), { config })
   await server.listen({ port: 0, host: '127.0.0.1' })
   return { server, lines, url: `http://127.0.0.1:${(server.server.address() as AddressInfo).port}` }

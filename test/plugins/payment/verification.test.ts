@@ -133,6 +133,8 @@ t.test('each verification failure answers 402 with its code and the requirements
     const receipt = JSON.parse(Buffer.from(String(res.headers['x-payment-response']), 'base64').toString('utf8'))
     t.same(receipt, { success: true, transaction: signature, network: 'solana-localnet', payer: buyer.address })
     t.match(lastAudit(), { outcome: 'DELIVERED', status: 200, verified: 1, payer: buyer.address, signature, amount: '100000' })
+    const latencyMs = sqliteOf(app).prepare('SELECT latency_ms FROM audit_log WHERE signature = ?').pluck().get(signature) as number
+    t.ok(latencyMs > 0 && latencyMs < 60_000, `timed from the payment gate to the answer (${latencyMs} ms)`)
 
     await expectRejection(t, proofHeaders(signature, buyer.address), 'PAYMENT_ALREADY_USED')
     await expectRejection(t, proofHeaders(signature, buyer.address), 'PAYMENT_ALREADY_USED', '/test/dear')
