@@ -22,6 +22,7 @@ import tokenAnalysis from './plugins/app/token-analysis.js'
 import rateLimit from './plugins/external/rate-limit.js'
 import sensible from './plugins/external/sensible.js'
 import shutdown from './plugins/app/shutdown.js'
+import stalledWrites from './plugins/app/stalled-writes.js'
 import metrics from './plugins/app/metrics.js'
 import swagger from './plugins/external/swagger.js'
 import analyzeTokenRoutes from './routes/api/analyze-token/index.js'
@@ -65,7 +66,9 @@ export function serverOptions (config: Config, log: Logger): FastifyServerOption
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: config.BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 200 },
-    connectionTimeout: 60_000,
+    // No connectionTimeout: the socket timer it sets is made again twice per request. A client
+    // that stops reading is closed by plugins/app/stalled-writes.ts; one that stops sending, by
+    // requestTimeout; an idle kept-alive connection, by keepAliveTimeout.
     requestTimeout: 30_000,
     keepAliveTimeout: 72_000,
     // server.ts drains before it closes: requests on kept-alive connections are answered, with
@@ -103,6 +106,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
 
   await fastify.register(store)
   await fastify.register(shutdown)
+  await fastify.register(stalledWrites)
   await fastify.register(solanaRpc)
   await fastify.register(x402)
   await fastify.register(payment)

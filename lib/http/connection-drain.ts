@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { Server as NetServer, type Socket } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { openConnections } from './open-connections.js'
 
 export interface ConnectionDrainOptions {
   /**
@@ -10,11 +11,6 @@ export interface ConnectionDrainOptions {
    */
   idleCloseMs?: number
   pollMs?: number
-}
-
-/** An open connection; during a drain, since when it has been seen with no answer in progress. */
-interface ConnectionState {
-  idleSince: number | undefined
 }
 
 export const DEFAULT_IDLE_CLOSE_MS = 1000
@@ -42,17 +38,14 @@ function closeAfterAnswer (_request: IncomingMessage, response: ServerResponse):
  */
 export function createConnectionDrain (server: Server, options: ConnectionDrainOptions = {}) {
   const { idleCloseMs = DEFAULT_IDLE_CLOSE_MS, pollMs = 25 } = options
-  const connections = new Map<Socket, ConnectionState>()
+  const connections = openConnections(server)
+  // During a drain: since when each connection has been seen with no answer in progress.
+  const idleSince = new WeakMap<Socket, number>()
   let draining = false
-
-  server.on('connection', (socket: Socket) => {
-    connections.set(socket, { idleSince: undefined })
-    socket.once('close', () => connections.delete(socket))
-  })
 
   function inFlight (): number {
     let count = 0
-    for (const socket of connections.keys()) if (answerInProgress(socket) !== undefined) count++
+    for (const socket of connections) if (answerInProgress(socket) !== undefined) count++
     return count
   }
 
@@ -67,7 +60,7 @@ export function createConnectionDrain (server: Server, options: ConnectionDrainO
       if (draining) return
       draining = true
       server.prependListener('request', closeAfterAnswer)
-      for (const socket of connections.keys()) {
+      for (const socket of connections) {
         const response = answerInProgress(socket)
         if (response !== undefined && !response.headersSent) response.setHeader('connection', 'close')
       }
@@ -84,9 +77,14 @@ export function createConnectionDrain (server: Server, options: ConnectionDrainO
       const deadline = Date.now() + graceMs
       for (;;) {
         const now = Date.now()
-        for (const [socket, state] of connections) {
-          if (answerInProgress(socket) !== undefined) state.idleSince = undefined
-          else if ((state.idleSince ??= now) <= now - idleCloseMs) socket.destroy()
+        for (const socket of connections) {
+          if (answerInProgress(socket) !== undefined) {
+            idleSince.delete(socket)
+            continue
+          }
+          const since = idleSince.get(socket) ?? now
+          if (since === now) idleSince.set(socket, now)
+          if (since <= now - idleCloseMs) socket.destroy()
         }
         if (connections.size === 0) return true
         if (now >= deadline) return false
@@ -96,7 +94,7 @@ export function createConnectionDrain (server: Server, options: ConnectionDrainO
 
     /** Ends what the grace could not: every connection, in flight or not. */
     destroyAll (): void {
-      for (const socket of connections.keys()) socket.destroy()
+      for (const socket of connections) socket.destroy()
     }
   }
 }
