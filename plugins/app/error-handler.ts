@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { Socket } from 'node:net'
 import { connectionErrorResponse } from '../../lib/http/connection-errors.js'
 import { newRequestId } from '../../lib/http/request-id.js'
-import { STATIC_HEADERS } from './response-headers.js'
+import { setFixedHeaders, STATIC_HEADERS } from './response-headers.js'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody, validationError, type ValidationProblem } from '../../lib/errors/error-body.js'
 import { CODE_BY_STATUS } from '../../lib/errors/error-codes.js'
@@ -19,6 +19,8 @@ function validationDetails (error: FastifyError): ValidationProblem[] {
 
 /** Renders every failure in one JSON shape; 5xx never show their internal message. */
 function handleError (thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // Also for errors before a route's hooks ran (the not-found answer, a rate limit, a bad URL).
+  setFixedHeaders(request, reply)
   const error = thrown.validation === undefined ? thrown : validationError(validationDetails(thrown))
   if (isAppError(error)) {
     if (error.statusCode >= 500) request.log.warn({ error: loggableError(error.cause ?? error), code: error.code }, 'request failed')
@@ -45,7 +47,7 @@ function handleNotFound (request: FastifyRequest, reply: FastifyReply) {
 export function handleFrameworkError (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
   const status = tooLong ? 414 : 400
-  reply.headers(STATIC_HEADERS).header('x-request-id', request.id)
+  setFixedHeaders(request, reply)
   return reply.code(status).send(errorBody(request, status, tooLong ? 'URI_TOO_LONG' : 'BAD_REQUEST',
     tooLong ? 'The request target is too long' : 'The request target is not a valid URL (bad percent-encoding?)'))
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { hookList } from '../../lib/http/route-hooks.js'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { AppError } from '../../lib/errors/app-error.js'
@@ -14,10 +15,6 @@ declare module 'fastify' {
 }
 
 const ERROR_CODE = /"code":"([A-Z0-9_]+)"/
-
-function asArray<T> (value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value]
-}
 
 /**
  * Prometheus metrics, observed from outside the code they measure: a response hook for requests
@@ -70,8 +67,8 @@ export default fp(async (fastify) => {
   fastify.addHook('onRoute', (route) => {
     const service = route.config?.paidService
     if (service === undefined) return
-    route.onSend = [...asArray(route.onSend), captureRefusal]
-    route.onResponse = [...asArray(route.onResponse), countPayment(service)]
+    route.onSend = [...hookList(route.onSend), captureRefusal]
+    route.onResponse = [...hookList(route.onResponse), countPayment(service)]
   })
 
   if (config.metricsPort !== undefined) {

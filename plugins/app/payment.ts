@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
+import { hookList } from '../../lib/http/route-hooks.js'
+import { setFixedHeaders } from './response-headers.js'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
@@ -40,10 +42,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     payment?: PaymentInFlight
   }
-}
-
-function asArray<T> (value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value]
 }
 
 function failureCode (payload: unknown): string {
@@ -214,6 +212,8 @@ export default fp(async (fastify) => {
   // synchronously, with no promise; only a payment goes through the asynchronous checks.
   function gate (serviceName: PaidServiceName): preHandlerHookHandler {
     return function paymentGate (request, reply, done) {
+      // Paid routes set the fixed headers here, first thing, rather than in a hook (config.setsFixedHeaders).
+      setFixedHeaders(request, reply)
       // HEAD never verifies, claims or spends anything: it answers like an unpaid GET.
       if (request.method === 'HEAD' || readPaymentForm(request.headers).kind === 'none') {
         store.audit.countUnpaid(serviceName, 'PAYMENT_REQUIRED')
@@ -331,8 +331,8 @@ export default fp(async (fastify) => {
     const serviceName = route.config?.paidService
     if (serviceName === undefined) return
     if (!isPaidServiceName(serviceName)) throw new Error(`route ${route.url}: unknown paid service "${String(serviceName)}"`)
-    route.preHandler = [...asArray(route.preHandler), gate(serviceName)]
-    route.onSend = [...asArray(route.onSend), deliveryHook]
+    route.preHandler = [...hookList(route.preHandler), gate(serviceName)]
+    route.onSend = [...hookList(route.onSend), deliveryHook]
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})

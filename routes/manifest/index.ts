@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { createManifestBuilder } from '../../lib/manifest/merchant-manifest.js'
 import { entityTag, noneMatchHits } from '../../lib/http/entity-tag.js'
 import { perPublicBase } from '../../lib/http/public-url.js'
+import { setFixedHeaders } from '../../plugins/app/response-headers.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { defaultResponse, documented, errorResponses, HEADERS } from '../../schemas/responses.js'
 import { Manifest } from '../../schemas/manifest.js'
@@ -28,6 +29,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const copies = perPublicBase(config.PUBLIC_BASE_URL, MANIFEST_BASES, (base): ManifestCopy => ({ base }))
 
   fastify.get('/agent.json', {
+    config: { setsFixedHeaders: true },
     schema: {
       operationId: 'getManifest',
       tags: ['discovery'],
@@ -41,6 +43,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
   }, (request, reply) => {
+    setFixedHeaders(request, reply)
     const copy = copies(request)
     const { text, tag } = copy.served ??= served(String(reply.serialize(manifestAt(copy.base))))
     reply.header('etag', tag).header('cache-control', 'no-cache')

@@ -13,7 +13,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { dataNetwork } = fastify.config
 
   fastify.get('/:address', {
-    config: { paidService: 'analyze-token' },
+    // The payment gate sets the fixed headers.
+    config: { paidService: 'analyze-token', setsFixedHeaders: true },
     schema: {
       operationId: 'analyzeToken',
       tags: ['paid'],

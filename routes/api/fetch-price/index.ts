@@ -12,7 +12,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { dataNetwork } = fastify.config
 
   fastify.get('/:token', {
-    config: { paidService: 'fetch-price' },
+    // The payment gate sets the fixed headers.
+    config: { paidService: 'fetch-price', setsFixedHeaders: true },
     schema: {
       operationId: 'fetchPrice',
       tags: ['paid'],
