@@ -53,7 +53,7 @@ class ErrorsOnly extends LogController {
 }
 
 /** Options of the Fastify instance; createServer applies them. */
-export function serverOptions (config: Config, log: Logger): FastifyServerOptions {
+function serverOptions (config: Config, log: Logger): FastifyServerOptions {
   return {
     logger: false,
     logController: new ErrorsOnly(),
