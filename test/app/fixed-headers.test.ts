@@ -31,6 +31,8 @@ t.test('every kind of answer carries the security and CORS headers and its reque
     ['analyze-token 402', await app.inject(`/api/analyze-token/${MINT}`)],
     ['analyze-token HEAD 402', await app.inject({ method: 'HEAD', url: `/api/analyze-token/${MINT}` })],
     ['analyze-token malformed address 400', await app.inject('/api/analyze-token/not-a-mint')],
+    ['analyze-token address of 31 bytes 400', await app.inject(`/api/analyze-token/${MINT.slice(0, -2)}`)],
+    ['fetch-price symbol lookup, token list unreachable', await app.inject('/api/fetch-price/NOSUCHTOKEN')],
     ['fetch-price 402', await app.inject('/api/fetch-price/SOL')],
     ['fetch-price malformed proof 402', await app.inject({ url: '/api/fetch-price/SOL', headers: { 'x-payment-signature': 'nope', 'x-payment-wallet': 'nope' } })],
     ['fetch-price malformed x402 payment', await app.inject({ url: '/api/fetch-price/SOL', headers: { 'payment-signature': 'not base64 json' } })],

