@@ -77,14 +77,7 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
     },
 
     async flushUnpaid () {
-      const rows = unpaid.take()
-      if (rows.length === 0) return
-      try {
-        writeUnpaid(rows)
-      } catch (error) {
-        unpaid.restore(rows)
-        throw error
-      }
+      await unpaid.flush(writeUnpaid)
     },
 
     async prune (retentionDays, now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER) {

@@ -53,6 +53,21 @@ export function createUnpaidCounter () {
     /** Rows taken but not written: counted again, with what arrived meanwhile. */
     restore (rows: UnpaidCount[]): void {
       for (const row of rows) add(row.service, row.day, row.outcome, row.count)
+    },
+
+    /**
+     * Hands the rows counted so far to `write` (one engine's statement); rows it fails to write are
+     * counted again and written on a later flush, and the failure is thrown.
+     */
+    async flush (write: (rows: UnpaidCount[]) => Promise<unknown> | void): Promise<void> {
+      const rows = this.take()
+      if (rows.length === 0) return
+      try {
+        await write(rows)
+      } catch (error) {
+        this.restore(rows)
+        throw error
+      }
     }
   }
 }

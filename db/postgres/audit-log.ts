@@ -31,19 +31,11 @@ export function createPostgresAuditLog (pool: pg.Pool): AuditLog {
     },
 
     async flushUnpaid () {
-      const batch = unpaid.take()
-      if (batch.length === 0) return
-      try {
-        await callDatabase(async () => await pool.query(`
-          INSERT INTO unpaid_counts AS u (service, day, outcome, count)
-          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
-          ON CONFLICT (service, day, outcome) DO UPDATE SET count = u.count + excluded.count`,
-        [batch.map(b => b.service), batch.map(b => b.day), batch.map(b => b.outcome), batch.map(b => b.count)]))
-      } catch (error) {
-        // Not written: counted again with what arrives meanwhile, written on a later flush.
-        unpaid.restore(batch)
-        throw error
-      }
+      await unpaid.flush(async batch => await callDatabase(async () => await pool.query(`
+        INSERT INTO unpaid_counts AS u (service, day, outcome, count)
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+        ON CONFLICT (service, day, outcome) DO UPDATE SET count = u.count + excluded.count`,
+      [batch.map(b => b.service), batch.map(b => b.day), batch.map(b => b.outcome), batch.map(b => b.count)])))
     },
 
     // One instance prunes at a time (a transaction-scoped advisory lock; the others skip this

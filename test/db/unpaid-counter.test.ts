@@ -37,3 +37,16 @@ t.test('rows that could not be written are restored and merged with what came me
     { service: 'fetch-price', day: '2026-11-25', outcome: 'PAYMENT_REQUIRED', count: 1 }
   ])
 })
+
+t.test('a flush hands the rows to the writer; rows it fails to write are kept for the next flush', async t => {
+  const counter = createUnpaidCounter()
+  counter.count('fetch-price', 'PAYMENT_REQUIRED', DAY_ONE)
+  await t.rejects(counter.flush(async () => { throw new Error('database gone') }), /database gone/)
+  counter.count('fetch-price', 'PAYMENT_REQUIRED', DAY_ONE)
+  const written: unknown[] = []
+  await counter.flush(rows => { written.push(...rows) })
+  t.same(written, [{ service: 'fetch-price', day: '2026-11-24', outcome: 'PAYMENT_REQUIRED', count: 2 }], 'the failed row merged with the new one')
+  let calls = 0
+  await counter.flush(() => { calls++ })
+  t.equal(calls, 0, 'nothing counted, nothing written')
+})
