@@ -8,7 +8,7 @@ import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
 import { parseOriginList } from './lib/mcp/origin-policy.js'
 import { defaultX402Network, X402_NETWORK_NAMES, type X402NetworkName } from './lib/x402/networks.js'
 import { isPostgresUrl } from './db/database-url.js'
-import { paidRequestPhases, resolveCloseGrace } from './lib/ops/shutdown-grace.js'
+import { leaseProblem, paidRequestPhases, resolveCloseGrace } from './lib/ops/shutdown-grace.js'
 
 /**
  * The registry everyone on the defaults shares: a program-derived address of the memo program
@@ -70,7 +70,7 @@ export const ConfigSchema = Type.Object({
   DATA_RPC_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'timeout of one request to the data RPC; RPC_TIMEOUT_MS when unset' })),
   PAYMENT_COMMITMENT: Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], { default: 'confirmed' }),
   PAYMENT_MAX_AGE_SECONDS: Int(10, 31_536_000, 900, 'oldest payment accepted, by blockTime'),
-  PAYMENT_LEASE_SECONDS: Int(5, 3600, 60, 'how long a claimed proof stays reserved for one request'),
+  PAYMENT_LEASE_SECONDS: Int(5, 3600, 90, 'how long a claimed payment stays reserved for one request without renewal; at least the handler and settlement timeouts'),
   PAYMENT_NOT_FOUND_WAIT_MS: Int(0, 30_000, 0, 'how long to wait for a just-sent transaction to appear'),
   AUDIT_RETENTION_DAYS: Int(1, 3650, 90, 'audit rows older than this are deleted'),
   PRICE_API_URL: HttpUrl('price aggregator base URL'),
@@ -232,16 +232,14 @@ function metricsPortOf (envConfig: EnvConfig, env: NodeJS.ProcessEnv): number | 
   return envConfig.METRICS_PORT + (Number.isInteger(instance) && instance >= 0 ? instance : 0)
 }
 
-/** The shutdown grace: CLOSE_GRACE_MS when it covers the longest paid request, derived from the timeouts when unset. */
-function closeGraceOf (envConfig: EnvConfig, data: DataRpc) {
-  const phases = paidRequestPhases({
+function phasesOf (envConfig: EnvConfig, data: DataRpc) {
+  return paidRequestPhases({
     rpcTimeoutMs: envConfig.RPC_TIMEOUT_MS,
     notFoundWaitMs: envConfig.PAYMENT_NOT_FOUND_WAIT_MS,
     upstreamTimeoutMs: envConfig.UPSTREAM_TIMEOUT_MS,
     dataRpcTimeoutMs: data.dataRpcTimeoutMs,
     settlementTimeoutMs: envConfig.X402_SETTLEMENT_TIMEOUT_MS
   })
-  return resolveCloseGrace(envConfig.CLOSE_GRACE_MS, phases)
 }
 
 /** Reads environment variables (empty strings count as unset), validates them and resolves the merchant address. */
@@ -264,8 +262,12 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   }
   const data = resolveDataRpc(envConfig, network, rpcUrl)
   if ('problem' in data && data.problem !== undefined) problems.push(data.problem)
-  const grace = problems.length > 0 ? { ms: 0 } : closeGraceOf(envConfig, data as DataRpc)
+  const phases = problems.length > 0 ? undefined : phasesOf(envConfig, data as DataRpc)
+  // The shutdown grace: CLOSE_GRACE_MS when it covers the longest paid request, derived from the timeouts when unset.
+  const grace = phases === undefined ? { ms: 0 } : resolveCloseGrace(envConfig.CLOSE_GRACE_MS, phases)
   if ('problem' in grace) problems.push(grace.problem)
+  const lease = phases === undefined ? undefined : leaseProblem(envConfig.PAYMENT_LEASE_SECONDS, phases)
+  if (lease !== undefined) problems.push(lease)
   problems.push(...metricsProblems(envConfig))
   if (problems.length > 0) throw new ConfigError(problems)
 

@@ -24,8 +24,8 @@ function naiveClaims (pool: pg.Pool) {
   return {
     async claim (request: ClaimRequest) {
       const now = Date.now()
-      const { rows } = await pool.query(`INSERT INTO payment_claims (signature, status, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
-        VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (signature) DO NOTHING RETURNING claim_id`,
+      const { rows } = await pool.query(`INSERT INTO payment_claims (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
+        VALUES ($1, 'pending', 'proof', $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (signature) DO NOTHING RETURNING claim_id`,
       [request.signature, request.claimId, now + request.leaseMs, request.service, request.payer, request.amount.toString(), request.resource, now])
       return { claimed: rows.length === 1 }
     },
@@ -39,7 +39,7 @@ function naiveClaims (pool: pg.Pool) {
 const SIGNATURE_LENGTH = 88 // a base58 64-byte signature is 87 or 88 characters
 
 async function pairs (): Promise<{ pairs: number, seconds: number }> {
-  const request = { claimId: '', service: 'fetch-price', payer: 'Fe8T7EDJ2EoLcpAXUjbKETZsycerL5AHKkcRz8hporXW', amount: 50_000n, resource: 'http://127.0.0.1/api/fetch-price/SOL', leaseMs: 60_000 }
+  const request = { claimId: '', flow: 'proof' as const, service: 'fetch-price', payer: 'Fe8T7EDJ2EoLcpAXUjbKETZsycerL5AHKkcRz8hporXW', amount: 50_000n, resource: 'http://127.0.0.1/api/fetch-price/SOL', leaseMs: 60_000 }
   const deadline = performance.now() + seconds * 1000
   const started = performance.now()
   let next = 0

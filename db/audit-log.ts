@@ -22,6 +22,11 @@ export interface AuditEntry {
 
 /** The audit trail of verified payments and the counters of unpaid requests, the same on every engine. */
 export interface AuditLog {
+  /**
+   * Records how a request ended. A payment (an entry with a signature) has one row: a later
+   * attempt with the same payment replaces it, keeping the time of the first, so replays never
+   * add rows nor move the reputation figures by more than one payment.
+   */
   record (entry: AuditEntry): Promise<void>
   /** Counts a request that paid nothing, in memory (no database write; synchronous on purpose). */
   countUnpaid (service: string, outcome: string, at?: number): void
@@ -38,6 +43,20 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
   const insert = db.prepare(`
     INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms, flow)
     VALUES (@at, @requestId, @service, @resource, @payer, @signature, @amount, @outcome, @verified, @status, @latencyMs, @flow)`)
+  const firstAt = db.prepare('SELECT min(at) FROM audit_log WHERE signature = ?').pluck()
+  const removePayment = db.prepare('DELETE FROM audit_log WHERE signature = ?')
+  // Delete and insert rather than update: the reputation aggregates follow through their insert
+  // and delete triggers (migration 003).
+  const recordRow = db.transaction((row: Record<string, unknown> & { at: number, signature: string | null }) => {
+    if (row.signature !== null) {
+      const first = firstAt.get(row.signature) as number | null
+      if (first !== null) {
+        row.at = first
+        removePayment.run(row.signature)
+      }
+    }
+    insert.run(row)
+  })
   const addUnpaidSql = `
     INSERT INTO unpaid_counts (service, day, outcome, count) VALUES (?, ?, ?, ?)
     ON CONFLICT (service, day, outcome) DO UPDATE SET count = count + excluded.count`
@@ -55,7 +74,7 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
 
   return {
     async record (entry) {
-      insert.run({
+      recordRow.immediate({
         at: entry.at ?? Date.now(),
         requestId: entry.requestId,
         service: entry.service,

@@ -1,8 +1,12 @@
 import type { SqliteDatabase } from './open-database.js'
 
+/** The door family that claimed a signature: the pay-then-prove headers, or x402 (HTTP or MCP). */
+export type ClaimFlow = 'proof' | 'x402'
+
 export interface ClaimRequest {
   signature: string
   claimId: string
+  flow: ClaimFlow
   service: string
   payer: string
   amount: bigint
@@ -12,53 +16,88 @@ export interface ClaimRequest {
   now?: number
 }
 
-export type ClaimStatus = 'pending' | 'redeemed'
+/**
+ * Where a claimed payment stands. 'pending': held, nothing sent; 'sent': a transaction for it may
+ * be on its way, only the chain's verdict frees it; 'redeemed': delivered, spent for good.
+ */
+export type ClaimStatus = 'pending' | 'sent' | 'redeemed'
+
+export interface ClaimState {
+  status: ClaimStatus
+  flow: ClaimFlow
+}
 
 export type ClaimResult =
-  | { claimed: true }
-  | { claimed: false, status: ClaimStatus }
+  /** `sent`: taken over from a holder that may have sent its transaction: ask the chain first. */
+  | { claimed: true, sent: boolean }
+  | { claimed: false, status: ClaimStatus, flow: ClaimFlow }
 
 /**
- * The anti-replay store, the same on every engine: a proof (transaction signature, or any other
- * unique payment id) is claimed by exactly one request, redeemed once on delivery, or released
- * for another try. Every method is one atomic operation of the database.
+ * The anti-replay store, the same on every engine: a payment (transaction signature) is held by
+ * exactly one request at a time under a lease, marked sent before its transaction may leave,
+ * redeemed once on delivery, or given back. Every method is one atomic operation of the database,
+ * and every method but `claim` and `status` acts only for the current holder (signature + claim id).
  */
 export interface PaymentClaims {
-  /** 'redeemed', 'pending' or undefined: a cheap look before any RPC work. */
-  status (signature: string): Promise<ClaimStatus | undefined>
-  /** Takes the proof (new, or a pending one whose lease ran out), or says who holds it. */
+  /** Where the signature stands, or undefined: a cheap look before any RPC work. */
+  status (signature: string): Promise<ClaimState | undefined>
+  /** Takes the signature (new, or one of the same flow whose lease ran out), or says who holds it. */
   claim (request: ClaimRequest): Promise<ClaimResult>
-  /** Marks the proof spent. False means this request no longer holds the claim and must not deliver. */
+  /** Before sendTransaction: the claim becomes 'sent' and its lease is renewed. False: no longer held, send nothing. */
+  markSent (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
+  /** Extends the holder's lease while it works. False: the claim was taken over; deliver nothing. */
+  renew (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
+  /** Marks the payment spent. False means this request no longer holds the claim and must not deliver. */
   redeem (signature: string, claimId: string, now?: number): Promise<boolean>
-  /** Gives the proof back after a failed delivery, so the buyer can retry with it. */
-  release (signature: string, claimId: string): Promise<boolean>
+  /**
+   * The holder gives up. A pending claim is deleted (the payment is usable again); a sent one is
+   * kept with its lease ended, so the next attempt takes it over and asks the chain.
+   */
+  release (signature: string, claimId: string, now?: number): Promise<boolean>
+  /** The chain said this transaction failed or can never land: nothing moved, the claim is deleted. */
+  discard (signature: string, claimId: string): Promise<boolean>
 }
 
 /**
- * The anti-replay store on SQLite. Each decision is one SQL statement, so it is atomic across
- * every process sharing the database file. Synchronous underneath; Promises outside.
+ * The anti-replay store on SQLite. Each decision is one SQL statement (release: two, in one
+ * transaction), so it is atomic across every process sharing the database file. Synchronous
+ * underneath; Promises outside.
  */
 export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
-  // Insert a new claim, or take over one whose lease ran out (a crashed or stuck request).
-  // A redeemed row or a live lease makes the WHERE false, so nothing is returned.
+  // Insert a new claim, or take over one of the same flow whose lease ran out (a crashed, stuck
+  // or pending request). A redeemed row, a live lease or another flow makes the WHERE false, so
+  // nothing is returned. A taken-over row keeps its status: 'sent' stays sent.
   const claimStatement = db.prepare(`
-    INSERT INTO payment_claims (signature, status, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
-    VALUES (@signature, 'pending', @claimId, @leaseExpiresAt, @service, @payer, @amount, @resource, @now)
+    INSERT INTO payment_claims (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
+    VALUES (@signature, 'pending', @flow, @claimId, @leaseExpiresAt, @service, @payer, @amount, @resource, @now)
     ON CONFLICT (signature) DO UPDATE SET
       claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
       payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at
-    WHERE payment_claims.status = 'pending' AND payment_claims.lease_expires_at <= excluded.claimed_at
-    RETURNING claim_id`).pluck()
-  const statusStatement = db.prepare('SELECT status FROM payment_claims WHERE signature = ?').pluck()
+    WHERE payment_claims.status IN ('pending', 'sent') AND payment_claims.flow = excluded.flow
+      AND payment_claims.lease_expires_at <= excluded.claimed_at
+    RETURNING claim_id AS claimId, status`)
+  const statusStatement = db.prepare('SELECT status, flow FROM payment_claims WHERE signature = ?')
+  const markSentStatement = db.prepare(`
+    UPDATE payment_claims SET status = 'sent', lease_expires_at = ?
+    WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
+  const renewStatement = db.prepare(`
+    UPDATE payment_claims SET lease_expires_at = ?
+    WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
   const redeemStatement = db.prepare(`
     UPDATE payment_claims SET status = 'redeemed', redeemed_at = ?
-    WHERE signature = ? AND claim_id = ? AND status = 'pending'`)
-  const releaseStatement = db.prepare(`
+    WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
+  const deletePending = db.prepare(`
     DELETE FROM payment_claims WHERE signature = ? AND claim_id = ? AND status = 'pending'`)
+  const endSentLease = db.prepare(`
+    UPDATE payment_claims SET lease_expires_at = ? WHERE signature = ? AND claim_id = ? AND status = 'sent'`)
+  const release = db.transaction((signature: string, claimId: string, now: number) =>
+    deletePending.run(signature, claimId).changes + endSentLease.run(now, signature, claimId).changes === 1)
+  const discardStatement = db.prepare(`
+    DELETE FROM payment_claims WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
 
   return {
     async status (signature) {
-      return statusStatement.get(signature) as ClaimStatus | undefined
+      return statusStatement.get(signature) as ClaimState | undefined
     },
 
     async claim (request) {
@@ -66,25 +105,38 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       const winner = claimStatement.get({
         signature: request.signature,
         claimId: request.claimId,
+        flow: request.flow,
         leaseExpiresAt: now + request.leaseMs,
         service: request.service,
         payer: request.payer,
         amount: request.amount.toString(),
         resource: request.resource,
         now
-      })
-      if (winner === request.claimId) return { claimed: true }
+      }) as { claimId: string, status: ClaimStatus } | undefined
+      if (winner?.claimId === request.claimId) return { claimed: true, sent: winner.status === 'sent' }
       // Lost the race: say why. A row deleted in between reads as still in progress.
-      const status = (statusStatement.get(request.signature) as ClaimStatus | undefined) ?? 'pending'
-      return { claimed: false, status }
+      const holder = statusStatement.get(request.signature) as ClaimState | undefined
+      return { claimed: false, status: holder?.status ?? 'pending', flow: holder?.flow ?? request.flow }
+    },
+
+    async markSent (signature, claimId, leaseMs, now = Date.now()) {
+      return markSentStatement.run(now + leaseMs, signature, claimId).changes === 1
+    },
+
+    async renew (signature, claimId, leaseMs, now = Date.now()) {
+      return renewStatement.run(now + leaseMs, signature, claimId).changes === 1
     },
 
     async redeem (signature, claimId, now = Date.now()) {
       return redeemStatement.run(now, signature, claimId).changes === 1
     },
 
-    async release (signature, claimId) {
-      return releaseStatement.run(signature, claimId).changes === 1
+    async release (signature, claimId, now = Date.now()) {
+      return release.immediate(signature, claimId, now)
+    },
+
+    async discard (signature, claimId) {
+      return discardStatement.run(signature, claimId).changes === 1
     }
   }
 }

@@ -6,10 +6,13 @@ import { callDatabase } from './connection.js'
 const DAY_MS = 86_400_000
 const PRUNE_LOCK = 'token-merchant:prune'
 
+// A payment has one row: the statement replaces an earlier row of the same signature (keeping the
+// first attempt's time), deleting and inserting so the reputation triggers follow.
 const INSERT = {
-  name: 'tm-audit-insert',
-  text: `INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms, flow)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+  name: 'tm-audit-record',
+  text: `WITH earlier AS (DELETE FROM audit_log WHERE $6::text IS NOT NULL AND signature = $6::text RETURNING at)
+    INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms, flow)
+    VALUES (coalesce((SELECT min(at) FROM earlier), $1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 }
 
 /** The audit trail and the unpaid counters on PostgreSQL; the aggregates follow through triggers (001-schema.sql). */

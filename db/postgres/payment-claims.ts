@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { ClaimRequest, ClaimResult, ClaimStatus, PaymentClaims } from '../payment-claims.js'
+import type { ClaimRequest, ClaimResult, ClaimState, PaymentClaims } from '../payment-claims.js'
 import { createBatcher } from './batcher.js'
 import { callDatabase } from './connection.js'
 
@@ -30,28 +30,49 @@ const CLOCK_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint'
 // statement, a batch's, not a call's.
 const CLAIM = {
   text: `
-    INSERT INTO payment_claims AS c (signature, status, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
-    SELECT i.signature, 'pending', i.claim_id, i.now + i.lease_ms, i.service, i.payer, i.amount, i.resource, i.now
-    FROM (SELECT signature, claim_id, lease_ms, service, payer, amount, resource, coalesce(now, ${CLOCK_MS}) AS now
-      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::bigint[])
-        AS u (signature, claim_id, lease_ms, service, payer, amount, resource, now)) AS i
+    INSERT INTO payment_claims AS c (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
+    SELECT i.signature, 'pending', i.flow, i.claim_id, i.now + i.lease_ms, i.service, i.payer, i.amount, i.resource, i.now
+    FROM (SELECT signature, flow, claim_id, lease_ms, service, payer, amount, resource, coalesce(now, ${CLOCK_MS}) AS now
+      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::bigint[], $9::text[])
+        AS u (signature, claim_id, lease_ms, service, payer, amount, resource, now, flow)) AS i
     ORDER BY i.signature
     ON CONFLICT (signature) DO UPDATE SET
       claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
       payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at
-    WHERE c.status = 'pending' AND c.lease_expires_at <= excluded.claimed_at
-    RETURNING c.signature, c.claim_id`
+    WHERE c.status IN ('pending', 'sent') AND c.flow = excluded.flow AND c.lease_expires_at <= excluded.claimed_at
+    RETURNING c.signature, c.claim_id, c.status`
 }
-const STATUS = { text: 'SELECT signature, status FROM payment_claims WHERE signature = ANY($1::text[])' }
+const STATUS = { text: 'SELECT signature, status, flow FROM payment_claims WHERE signature = ANY($1::text[])' }
+const HELD = "c.signature = i.signature AND c.claim_id = i.claim_id AND c.status IN ('pending', 'sent')"
 const REDEEM = {
   text: `UPDATE payment_claims c SET status = 'redeemed', redeemed_at = coalesce(i.now, ${CLOCK_MS})
     FROM unnest($1::text[], $2::text[], $3::bigint[]) AS i (signature, claim_id, now)
-    WHERE c.signature = i.signature AND c.claim_id = i.claim_id AND c.status = 'pending'
+    WHERE ${HELD}
     RETURNING c.signature, c.claim_id`
 }
+// markSent and renew: a new lease for the holder; markSent also records that money may move.
+const LEASE = (status: string) => ({
+  text: `UPDATE payment_claims c SET ${status}lease_expires_at = coalesce(i.now, ${CLOCK_MS}) + i.lease_ms
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS i (signature, claim_id, now, lease_ms)
+    WHERE ${HELD}
+    RETURNING c.signature, c.claim_id`
+})
+const MARK_SENT = LEASE("status = 'sent', ")
+const RENEW = LEASE('')
+// A pending claim is deleted; a sent one keeps its row with its lease ended (only the chain frees it).
 const RELEASE = {
+  text: `WITH i AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u (signature, claim_id, now)),
+    deleted AS (DELETE FROM payment_claims c USING i
+      WHERE c.signature = i.signature AND c.claim_id = i.claim_id AND c.status = 'pending'
+      RETURNING c.signature, c.claim_id),
+    ended AS (UPDATE payment_claims c SET lease_expires_at = coalesce(i.now, ${CLOCK_MS}) FROM i
+      WHERE c.signature = i.signature AND c.claim_id = i.claim_id AND c.status = 'sent'
+      RETURNING c.signature, c.claim_id)
+    SELECT * FROM deleted UNION ALL SELECT * FROM ended`
+}
+const DISCARD = {
   text: `DELETE FROM payment_claims c USING unnest($1::text[], $2::text[]) AS i (signature, claim_id)
-    WHERE c.signature = i.signature AND c.claim_id = i.claim_id AND c.status = 'pending'
+    WHERE ${HELD}
     RETURNING c.signature, c.claim_id`
 }
 
@@ -82,53 +103,61 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
     const first = new Map<string, ClaimRequest>()
     for (const request of requests) if (!first.has(request.signature)) first.set(request.signature, request)
     const unique = [...first.values()]
-    const { rows } = await query<{ signature: string, claim_id: string }>(pools.fast, {
+    const { rows } = await query<{ signature: string, claim_id: string, status: ClaimState['status'] }>(pools.fast, {
       ...CLAIM,
       values: [unique.map(r => r.signature), unique.map(r => r.claimId), unique.map(r => r.leaseMs), unique.map(r => r.service),
-        unique.map(r => r.payer), unique.map(r => r.amount.toString()), unique.map(r => r.resource), unique.map(r => r.now ?? null)]
+        unique.map(r => r.payer), unique.map(r => r.amount.toString()), unique.map(r => r.resource), unique.map(r => r.now ?? null), unique.map(r => r.flow)]
     })
-    const taken = new Map(rows.map(row => [row.signature, row.claim_id]))
-    let held: Map<string, ClaimStatus> | undefined
+    const taken = new Map(rows.map(row => [row.signature, row]))
+    let held: Map<string, ClaimState> | undefined
     if (taken.size < unique.length) {
       const lost = unique.filter(r => !taken.has(r.signature)).map(r => r.signature)
-      const { rows: statuses } = await query<{ signature: string, status: ClaimStatus }>(pools.fast, { ...STATUS, values: [lost] })
-      held = new Map(statuses.map(row => [row.signature, row.status]))
+      const { rows: statuses } = await query<{ signature: string } & ClaimState>(pools.fast, { ...STATUS, values: [lost] })
+      held = new Map(statuses.map(row => [row.signature, { status: row.status, flow: row.flow }]))
     }
     return requests.map((request): ClaimResult => {
       const winner = taken.get(request.signature)
-      if (winner === request.claimId) return { claimed: true }
-      if (winner !== undefined) return { claimed: false, status: 'pending' } // a twin in this batch won
-      return { claimed: false, status: held?.get(request.signature) ?? 'pending' }
+      if (winner?.claim_id === request.claimId) return { claimed: true, sent: winner.status === 'sent' }
+      if (winner !== undefined) return { claimed: false, status: 'pending', flow: request.flow } // a twin in this batch won
+      const holder = held?.get(request.signature)
+      return { claimed: false, status: holder?.status ?? 'pending', flow: holder?.flow ?? request.flow }
     })
   }, batching)
 
   const status = createBatcher(async (signatures: string[]) => {
-    const { rows } = await query<{ signature: string, status: ClaimStatus }>(pools.fast, { ...STATUS, values: [[...new Set(signatures)]] })
-    const bySignature = new Map(rows.map(row => [row.signature, row.status]))
+    const { rows } = await query<{ signature: string } & ClaimState>(pools.fast, { ...STATUS, values: [[...new Set(signatures)]] })
+    const bySignature = new Map(rows.map((row): [string, ClaimState] => [row.signature, { status: row.status, flow: row.flow }]))
     return signatures.map(signature => bySignature.get(signature))
   }, batching)
 
-  // Redeem and release: a (signature, claim id) pair names one claim; a pair twice in a batch is
+  // Holder operations: a (signature, claim id) pair names one claim; a pair twice in a batch is
   // answered once, as the second of two sequential calls would be (false).
-  function settle (pool: pg.Pool, statement: typeof REDEEM | typeof RELEASE, withTime: boolean, maxInFlight: number) {
-    return createBatcher(async (items: Array<{ signature: string, claimId: string, now?: number }>) => {
-      const { rows } = await query<{ signature: string, claim_id: string }>(pool, {
-        ...statement,
-        values: withTime
-          ? [items.map(i => i.signature), items.map(i => i.claimId), items.map(i => i.now ?? null)]
-          : [items.map(i => i.signature), items.map(i => i.claimId)]
-      })
+  interface HolderCall { signature: string, claimId: string, now?: number, leaseMs?: number }
+  function holderBatch (pool: pg.Pool, statement: pg.QueryConfig, columns: Array<(call: HolderCall) => unknown>, maxInFlight = options.maxInFlight) {
+    return createBatcher(async (items: HolderCall[]) => {
+      const { rows } = await query<{ signature: string, claim_id: string }>(pool, { ...statement, values: columns.map(column => items.map(column)) })
       const done = new Set(rows.map(row => `${row.signature} ${row.claim_id}`))
       return items.map(item => done.delete(`${item.signature} ${item.claimId}`))
     }, { ...batching, maxInFlight })
   }
-  const redeem = settle(pools.durable, REDEEM, true, REDEEMS_IN_FLIGHT)
-  const release = settle(pools.fast, RELEASE, false, options.maxInFlight)
+  const signature = (call: HolderCall) => call.signature
+  const claimId = (call: HolderCall) => call.claimId
+  const now = (call: HolderCall) => call.now ?? null
+  const leaseMs = (call: HolderCall) => call.leaseMs
+  const redeem = holderBatch(pools.durable, REDEEM, [signature, claimId, now], REDEEMS_IN_FLIGHT)
+  // A sent mark must outlive a crash of the database server before the transaction leaves: durable.
+  const markSent = holderBatch(pools.durable, MARK_SENT, [signature, claimId, now, leaseMs])
+  const renew = holderBatch(pools.fast, RENEW, [signature, claimId, now, leaseMs])
+  const release = holderBatch(pools.fast, RELEASE, [signature, claimId, now])
+  const discard = holderBatch(pools.durable, DISCARD, [signature, claimId])
 
   return {
     status: async (signature) => await status(signature),
     claim: async (request) => await claim(request),
+    markSent: async (signature, claimId, leaseMs, now) => await markSent({ signature, claimId, leaseMs, now }),
+    renew: async (signature, claimId, leaseMs, now) => await renew({ signature, claimId, leaseMs, now }),
     redeem: async (signature, claimId, now) => await redeem({ signature, claimId, now }),
-    release: async (signature, claimId) => await release({ signature, claimId })
+    release: async (signature, claimId, now) => await release({ signature, claimId, now }),
+    discard: async (signature, claimId) => await discard({ signature, claimId })
   }
 }

@@ -1,57 +1,24 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { AppError } from '../errors/app-error.js'
-import type { ErrorBody } from '../errors/error-body.js'
-import type { ErrorCode } from '../errors/error-codes.js'
+import { errorBody, type ErrorBody } from '../errors/error-body.js'
+import type { DeliveryCore } from '../delivery/paid-delivery.js'
+import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
 import type { PaidServiceName } from '../payment/catalog.js'
+import type { X402Payments } from '../x402/x402-payments.js'
 import { documentResult, errorResult, paymentRequiredResult } from './tool-results.js'
 import { toolResourceUrl, X402_PAYMENT_RESPONSE_META_KEY } from './x402-meta.js'
 
-/** What a claimed x402 payment must tell the audit log. */
-export interface ToolPaymentClaim {
-  signature: string
-  payer: string
-  amount: bigint
-}
-
-type Refusal = { ok: false, code: ErrorCode, message: string, retryAfterSeconds?: number }
-
-/**
- * The x402 core as the tools use it (`fastify.x402`): the same requirements, verification,
- * exactly-once claims and settlement as the HTTP x402 flow.
- */
-export interface ToolPayments<Claim extends ToolPaymentClaim> {
-  paymentRequired: (service: PaidServiceName, resourceUrl: string, error?: string) => object
-  verifyAndClaim: (payload: unknown, service: PaidServiceName, context: { resource: string, flow: 'mcp' }) =>
-  Promise<{ ok: true, claim: Claim } | (Refusal & { statusCode: number })>
-  settle: (claim: Claim) => Promise<{ ok: true, response: object } | (Refusal & { pending: boolean })>
-  release: (claim: Claim) => Promise<void>
-}
-
-/** One audit row of a verified MCP payment. */
-export interface ToolAuditEntry {
-  service: PaidServiceName
-  resource: string
-  payer: string
-  signature: string
-  amount: bigint
-  outcome: string
-  status: number
-  latencyMs: number
-}
-
-export interface PaidToolCallDeps<Claim extends ToolPaymentClaim> {
-  payments: ToolPayments<Claim>
-  audit: (entry: ToolAuditEntry) => Promise<void>
-  /** Unpaid calls and refused payments are counted, never stored one by one. */
-  countUnpaid: (service: PaidServiceName, outcome: string) => void
+export interface PaidToolCallDeps {
+  core: Pick<DeliveryCore, 'begin' | 'refused'>
+  payments: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle'>
+  /** Counts a call that paid nothing (no payload). */
+  countUnpaid: (service: PaidServiceName) => void
   /** The common error body of a thrown error (AppError with its code; anything else INTERNAL_ERROR, logged). */
   errorBodyOf: (error: unknown) => ErrorBody
-  /**
-   * PROOF_FAILURE_LIMIT for this caller, as on HTTP: `check` throws 429 RATE_LIMITED once its
-   * payments failed too often (before any RPC call), `record` counts a refusal that was its doing.
-   */
-  failureLimit?: { check: () => void, record: (code: string) => void }
-  now?: () => number
+  /** PROOF_FAILURE_LIMIT for this caller, as on HTTP: throws 429 RATE_LIMITED before any RPC call once its payments failed too often. */
+  checkFailureLimit: () => void
+  /** Who is calling (the client's address), for the failure limit. */
+  client: string
+  requestId: string
 }
 
 export interface PaidToolCall {
@@ -66,79 +33,74 @@ export interface PaidToolCall {
 }
 
 /** Why payment is asked again: the code first, so a client can branch on it. */
-function reason (refusal: Refusal): string {
-  const wait = refusal.retryAfterSeconds === undefined ? '' : ` (retry in ${refusal.retryAfterSeconds} s)`
-  return `${refusal.code}: ${refusal.message}${wait}`
+function reason (refused: Refusal): string {
+  const wait = refused.retryAfterSeconds === undefined ? '' : ` (retry in ${refused.retryAfterSeconds} s)`
+  return `${refused.code}: ${refused.message}${wait}`
 }
 
 /**
- * A paid tool call under x402's MCP transport (tool-result binding), with the rules of the HTTP
- * x402 flow: no payload, the PaymentRequired and the tool does not run; a payload is verified and
- * its transaction claimed in the payment store before the tool runs; money moves (settle) only once
- * the document is ready; a tool that fails gives the claim back, so the same payload buys the next
- * try. Every verified payment leaves one audit row.
+ * The MCP door of the paid-delivery core: a paid tool call under x402's MCP transport
+ * (tool-result binding). It only translates: the payload from `params._meta`, the PaymentRequired
+ * or the document with its SettlementResponse out. The lifecycle (claim before the tool runs,
+ * money moves only once the document is ready, a failed tool gives the claim back, one audit row
+ * per payment) is the core's, as on HTTP.
  */
-export function createPaidToolCaller<Claim extends ToolPaymentClaim> (deps: PaidToolCallDeps<Claim>) {
-  const { payments, audit, countUnpaid, errorBodyOf } = deps
-  const now = deps.now ?? Date.now
+export function createPaidToolCaller (deps: PaidToolCallDeps) {
+  const { core, payments, errorBodyOf, client, requestId } = deps
+  const bodyOf = (refused: Refusal) => errorBody({ id: requestId }, refused.statusCode, refused.code, refused.message,
+    { ...refused.details, ...(refused.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: refused.retryAfterSeconds }) })
 
   return async function callPaidTool (call: PaidToolCall): Promise<CallToolResult> {
     const { service } = call
     const resource = toolResourceUrl(call.tool)
+    const askPayment = (why: string) => paymentRequiredResult(payments.paymentRequired(service, resource, why))
     if (call.payload === undefined) {
-      countUnpaid(service, 'PAYMENT_REQUIRED')
-      return paymentRequiredResult(payments.paymentRequired(service, resource, `PAYMENT_REQUIRED: ${call.tool} is paid; pay one of accepts and call again with the payment`))
+      deps.countUnpaid(service)
+      return askPayment(`PAYMENT_REQUIRED: ${call.tool} is paid; pay one of accepts and call again with the payment`)
     }
 
+    let claim
     try {
-      deps.failureLimit?.check()
+      deps.checkFailureLimit()
+      claim = await payments.verifyAndClaim(call.payload, service, { resource, flow: 'mcp' })
     } catch (error) {
-      return errorResult(errorBodyOf(error))
+      const known = refusalOf(error)
+      if (known === undefined) throw error
+      claim = known
     }
-    const verified = await payments.verifyAndClaim(call.payload, service, { resource, flow: 'mcp' })
-    if (!verified.ok) {
-      countUnpaid(service, verified.code)
-      deps.failureLimit?.record(verified.code)
-      return paymentRequiredResult(payments.paymentRequired(service, resource, reason(verified)))
+    if ('refused' in claim) {
+      const refused = core.refused(service, client, claim)
+      return refused.statusCode === 402 ? askPayment(reason(refused)) : errorResult(bodyOf(refused))
     }
-
-    const { claim } = verified
-    const started = now()
-    const record = async (outcome: string, status: number) => await audit({
-      service, resource, payer: claim.payer, signature: claim.signature, amount: claim.amount, outcome, status, latencyMs: now() - started
-    })
+    const held = claim
+    const delivery = core.begin(held, async () => await payments.settle(held), client)
+    let status = 200
+    const record = async () => await delivery.record({ requestId, status: () => status })
 
     let document: object
     try {
       document = await call.run()
     } catch (error) {
       const body = errorBodyOf(error)
-      await payments.release(claim)
-      await record(body.code, body.statusCode)
+      status = body.statusCode
+      await delivery.fail(body.code)
+      await record()
       return errorResult(body)
     }
-
     if (call.signal?.aborted === true) {
-      await payments.release(claim)
-      await record('CLIENT_ABORTED', 499)
-      return errorResult(errorBodyOf(new AppError('SERVICE_UNAVAILABLE', 'The call was cancelled before settlement; nothing was charged')))
+      status = 499
+      await delivery.abort()
+      await record()
+      return errorResult(bodyOf(refusal('SERVICE_UNAVAILABLE', 'The call was cancelled before settlement; nothing was charged')))
     }
 
-    let settled
-    try {
-      settled = await payments.settle(claim)
-    } catch (error) {
-      // Unknown whether the transaction went out: the claim stays pending until its lease ends, and
-      // a retry with the same payload asks the chain first (delivered if it landed, never twice).
-      const body = errorBodyOf(error)
-      await record(body.code, body.statusCode)
-      return errorResult(body)
+    const result = await delivery.complete()
+    if (result.refused === true) {
+      status = result.statusCode
+      await record()
+      return askPayment(reason(result))
     }
-    if (!settled.ok) {
-      await record(settled.code, settled.pending ? 503 : 402)
-      return paymentRequiredResult(payments.paymentRequired(service, resource, reason(settled)))
-    }
-    await record('DELIVERED', 200)
-    return documentResult(document, { [X402_PAYMENT_RESPONSE_META_KEY]: settled.response })
+    await record()
+    return documentResult(document, { [X402_PAYMENT_RESPONSE_META_KEY]: result.receipt })
   }
 }

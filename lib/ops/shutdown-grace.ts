@@ -55,6 +55,19 @@ export function derivedCloseGraceMs (phases: GracePhase[]): number {
   return longestPaidRequestMs(phases) + GRACE_MARGIN_MS
 }
 
+/**
+ * The claim of a payment is held from after verification to the end of settlement: the lease must
+ * cover that much of the longest paid request, or a holder still working could see its payment
+ * taken over (it is renewed while the holder works; the lease is what a crashed holder leaves behind).
+ */
+export function leaseProblem (leaseSeconds: number, phases: GracePhase[]): string | undefined {
+  const held = phases.filter(phase => phase.name !== 'verification')
+  const longest = longestPaidRequestMs(held)
+  if (leaseSeconds * 1000 >= longest) return undefined
+  return `PAYMENT_LEASE_SECONDS: ${leaseSeconds} s is shorter than a paid request holds its payment, ${longest} ms (${describePhases(held)}); ` +
+    'raise it or lower those timeouts'
+}
+
 /** "verification 10000 + handler 20000": how a grace figure was reached, for messages. */
 export function describePhases (phases: GracePhase[]): string {
   return phases.map(phase => `${phase.name} ${phase.ms}`).join(' + ')

@@ -6,17 +6,10 @@ import { callRpc, rpcUnavailable } from '../solana/rpc-errors.js'
 import { transactionShapeProblem } from './transaction-shape.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import type { PaidServiceName, PaidService } from './catalog.js'
-import { PaymentError } from './payment-error.js'
+import { refusal, type Refusal } from '../delivery/refusal.js'
+import type { HeldPayment, Settled } from '../delivery/paid-delivery.js'
 import type { PaymentProof } from './proof-headers.js'
 import { checkPaymentTransaction, type PaymentTransaction } from './verify-transaction.js'
-
-export interface ClaimedPayment {
-  signature: string
-  payer: string
-  paid: bigint
-  claimId: string
-  service: PaidServiceName
-}
 
 export interface VerifierOptions {
   rpc: SolanaRpc
@@ -29,14 +22,19 @@ export interface VerifierOptions {
   maxAgeSeconds: number
   leaseMs: number
   notFoundWaitMs: number
+  /** The x402 fee payer: a transaction it paid the fee of is an x402 payment, never a proof. */
+  x402FeePayer: string
+  /** The network named in the receipt (x402 spelling). */
+  receiptNetwork: string
 }
 
 const NOT_FOUND_POLL_MS = 400
-const IN_PROGRESS_RETRY_SECONDS = '1'
+const IN_PROGRESS_RETRY_SECONDS = 1
 
 /**
- * Turns a proof into a claimed payment, or a PaymentError saying what is wrong. One
- * getTransaction decides the payment; one atomic store operation decides who may use it.
+ * Turns a proof into a held payment, or a refusal saying what is wrong. One getTransaction
+ * decides the payment; one atomic store operation decides who may use it. A transaction the x402
+ * fee payer paid for belongs to the x402 flow: it is never delivered through the proof headers.
  */
 export function createPaymentVerifier (options: VerifierOptions) {
   const { rpc, claims } = options
@@ -60,9 +58,8 @@ export function createPaymentVerifier (options: VerifierOptions) {
     }
   }
 
-  function alreadyUsed (): PaymentError {
-    return new PaymentError({ code: 'PAYMENT_ALREADY_USED', message: 'This payment has already bought a delivery; pay again for another' })
-  }
+  const alreadyUsed = () => refusal('PAYMENT_ALREADY_USED', 'This payment has already bought a delivery; pay again for another')
+  const x402Payment = () => refusal('PAYMENT_FLOW_MISMATCH', 'This transaction is an x402 payment: only its x402 payload buys its delivery, not the proof headers')
 
   // Concurrent look-ups of one signature (a burst of replays, say) share one RPC call.
   const lookups = new Map<Signature, Promise<PaymentTransaction | null>>()
@@ -76,21 +73,20 @@ export function createPaymentVerifier (options: VerifierOptions) {
   }
 
   return {
-    async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, resource: string):
-    Promise<ClaimedPayment> {
-      // A spent proof is refused without asking the chain.
-      if (await claims.status(proof.signature) === 'redeemed') throw alreadyUsed()
+    async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, resource: string): Promise<HeldPayment | Refusal> {
+      // A spent proof, or one held by the x402 flow, is refused without asking the chain.
+      const known = await claims.status(proof.signature)
+      if (known?.status === 'redeemed') return alreadyUsed()
+      if (known?.flow === 'x402') return x402Payment()
 
       const tx = await callRpc(async () => {
         await options.ensureNetwork()
         return await lookUp(proof.signature)
       })
       if (tx === null) {
-        throw new PaymentError({
-          code: 'PAYMENT_NOT_FOUND',
-          message: `No ${options.commitment} transaction with this signature; if it was just sent, retry in a few seconds`
-        })
+        return refusal('PAYMENT_NOT_FOUND', `No ${options.commitment} transaction with this signature; if it was just sent, retry in a few seconds`)
       }
+      if (tx.transaction.message.accountKeys[0] === options.x402FeePayer) return x402Payment()
 
       const check = checkPaymentTransaction(tx, {
         payer: proof.wallet,
@@ -100,12 +96,13 @@ export function createPaymentVerifier (options: VerifierOptions) {
         maxAgeSeconds: options.maxAgeSeconds,
         nowSeconds: Math.floor(Date.now() / 1000)
       })
-      if (!check.ok) throw new PaymentError(check.rejection)
+      if (!check.ok) return refusal(check.rejection.code, check.rejection.message, { details: check.rejection.details })
 
       const claimId = randomUUID()
       const claim = await claims.claim({
         signature: proof.signature,
         claimId,
+        flow: 'proof',
         service: serviceName,
         payer: proof.wallet,
         amount: check.paid,
@@ -113,13 +110,21 @@ export function createPaymentVerifier (options: VerifierOptions) {
         leaseMs: options.leaseMs
       })
       if (!claim.claimed) {
-        if (claim.status === 'redeemed') throw alreadyUsed()
-        throw new PaymentError(
-          { code: 'PAYMENT_IN_PROGRESS', message: 'Another request is being served with this payment right now; if it fails, retry with the same proof' },
-          { 'retry-after': IN_PROGRESS_RETRY_SECONDS }
-        )
+        if (claim.status === 'redeemed') return alreadyUsed()
+        if (claim.flow === 'x402') return x402Payment()
+        return refusal('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment right now; if it fails, retry with the same proof',
+          { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
       }
-      return { signature: proof.signature, payer: proof.wallet, paid: check.paid, claimId, service: serviceName }
+      return { signature: proof.signature, payer: proof.wallet, amount: check.paid, claimId, service: serviceName, flow: 'proof', resource }
+    },
+
+    /** The money moved before the proof came: delivering is redeeming, if this request still holds the claim. */
+    async settle (held: HeldPayment): Promise<Settled | Refusal> {
+      if (await claims.redeem(held.signature, held.claimId)) {
+        return { receipt: { success: true, transaction: held.signature, network: options.receiptNetwork, payer: held.payer } }
+      }
+      return refusal('PAYMENT_IN_PROGRESS', 'This payment was taken over by another request while this one was served; retry with the same proof',
+        { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
     }
   }
 }

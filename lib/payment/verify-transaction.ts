@@ -61,6 +61,18 @@ function amountReceived (meta: NonNullable<PaymentTransaction['meta']>, payTo: s
   return received
 }
 
+/** How much of the payment mint the payer's own token accounts lost in the transaction. */
+function amountSpentBy (meta: NonNullable<PaymentTransaction['meta']>, payer: string, mint: string): bigint {
+  let spent = 0n
+  for (const balance of meta.preTokenBalances ?? []) {
+    if (balance.mint === mint && balance.owner === payer) spent += BigInt(balance.uiTokenAmount.amount)
+  }
+  for (const balance of meta.postTokenBalances ?? []) {
+    if (balance.mint === mint && balance.owner === payer) spent -= BigInt(balance.uiTokenAmount.amount)
+  }
+  return spent
+}
+
 /** Kit parses every RPC number into a bigint; the error goes back to the buyer as plain JSON. */
 function toJson (value: unknown): unknown {
   return JSON.parse(JSON.stringify(value, (_key, v: unknown) => typeof v === 'bigint' ? Number(v) : v))
@@ -83,6 +95,10 @@ export function checkPaymentTransaction (tx: PaymentTransaction, expected: Payme
   const { accountKeys, header } = tx.transaction.message
   if (!accountKeys.slice(0, header.numRequiredSignatures).includes(expected.payer)) {
     return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet did not sign the payment transaction' } }
+  }
+  // A signer is not enough (a fee payer signs too): the wallet must own the tokens that paid.
+  if (amountSpentBy(tx.meta, expected.payer, expected.mint) <= 0n) {
+    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet is not the owner of the tokens that paid' } }
   }
 
   const paid = amountReceived(tx.meta, expected.payTo, expected.mint)

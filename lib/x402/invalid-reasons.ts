@@ -34,7 +34,10 @@ const BY_REASON: Record<string, PaymentErrorCode> = {
   invalid_exact_svm_payload_amount_mismatch: 'X402_AMOUNT_MISMATCH',
   invalid_exact_svm_payload_memo_mismatch: 'X402_TRANSACTION_NOT_ALLOWED',
   invalid_exact_svm_payload_memo_count: 'X402_TRANSACTION_NOT_ALLOWED',
-  invalid_exact_svm_transaction_simulation_failed: 'X402_SIMULATION_FAILED'
+  invalid_exact_svm_transaction_simulation_failed: 'X402_SIMULATION_FAILED',
+  // The v1 scheme's spellings.
+  transaction_simulation_failed: 'X402_SIMULATION_FAILED',
+  fee_payer_not_managed_by_facilitator: 'X402_FEE_PAYER_MISMATCH'
 }
 
 export function codeOfInvalidReason (reason: string | undefined): PaymentErrorCode {

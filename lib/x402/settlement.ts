@@ -1,5 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { getBase64EncodedWireTransaction, isSolanaError, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE, type Signature, type SignatureBytes, type Transaction } from '@solana/kit'
+import {
+  getBase64EncodedWireTransaction,
+  isSolanaError,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__TRANSACTION_ERROR__ACCOUNT_NOT_FOUND,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+  SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
+  SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_FEE,
+  type Signature,
+  type SignatureBytes,
+  type SolanaError,
+  type Transaction
+} from '@solana/kit'
 import { isRpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 
@@ -34,28 +46,44 @@ export function fullySigned (transaction: Transaction, feePayer: string, signatu
 
 export type SendOutcome =
   | { sent: true }
-  /** The node refused it before it could land: nothing moved. */
-  | { sent: false, refusal: string }
-  /** Whether the node took it is unknown (timeout, connection lost). */
+  /** The node's preflight refused it: it was not forwarded, nothing moved by this send. */
+  | { sent: false, reason: PreflightRefusal, detail: string }
+  /** Whether the node took it is unknown (timeout, connection lost, a node error). */
   | { sent: 'unknown' }
+
+/** Why a preflight refused, as far as the merchant acts on it; recognised by kit's error codes, never by text. */
+export type PreflightRefusal = 'blockhash-expired' | 'fee-payer-unfunded' | 'would-fail'
+
+/** The transaction error kit puts under a preflight failure (`cause`, or `context.cause`). */
+function transactionErrorOf (error: SolanaError): unknown {
+  return error.cause ?? (error.context as { cause?: unknown }).cause
+}
+
+function preflightRefusal (cause: unknown): PreflightRefusal | 'already-processed' {
+  if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)) return 'already-processed'
+  if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND)) return 'blockhash-expired'
+  if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_FEE) || isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ACCOUNT_NOT_FOUND)) return 'fee-payer-unfunded'
+  return 'would-fail'
+}
 
 /**
  * Sends with preflight, so a transaction that cannot land (blockhash expired, fee payer without
  * SOL, payer without tokens) is refused at once with the reason, instead of being dropped silently.
+ * "Already processed" means a send before this one landed it: that is a send.
  */
 export async function sendTransaction (rpc: SolanaRpc, wire: string, commitment: 'confirmed' | 'finalized'): Promise<SendOutcome> {
   try {
     await rpc.sendTransaction(wire as never, { encoding: 'base64', preflightCommitment: commitment }).send()
     return { sent: true }
   } catch (error) {
-    // A preflight failure (-32002) is the node's verdict that the transaction cannot land: it was
-    // not forwarded, so nothing moved. Only other server errors leave the outcome unknown.
-    const preflightRefused = isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)
-    if (!preflightRefused && isRpcUnavailable(error)) return { sent: 'unknown' }
-    const message = isSolanaError(error) ? `${error.message} ${describe(error.context)}` : String(error)
-    // Sent before (a retry after a lost answer): the chain has it, which is what we wanted.
-    if (/AlreadyProcessed|already been processed/i.test(message)) return { sent: true }
-    return { sent: false, refusal: message }
+    // A preflight failure (-32002) is the node's verdict that the transaction cannot land now: it
+    // was not forwarded. Any other failure (transport, node error, a malformed answer) leaves the
+    // outcome unknown: only the chain can tell.
+    if (!isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) return { sent: 'unknown' }
+    const cause = transactionErrorOf(error)
+    const reason = preflightRefusal(cause)
+    if (reason === 'already-processed') return { sent: true }
+    return { sent: false, reason, detail: isSolanaError(cause) ? cause.message : 'the transaction would fail' }
   }
 }
 

@@ -3,50 +3,34 @@ import { signBytes, type Address, type KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { PaymentClaims } from '../../db/payment-claims.js'
-import { isAppError } from '../errors/app-error.js'
-import { statusOf } from '../errors/error-codes.js'
-import type { PaymentErrorCode } from '../payment/payment-error.js'
-import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
+import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
+import type { HeldPayment, Settled } from '../delivery/paid-delivery.js'
+import { formatTokenAmount, PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
 import { storedResource } from '../payment/stored-resource.js'
 import { publishSettlement } from '../metrics/events.js'
-import { isRpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { codeOfInvalidReason, isBlockhashExpired, isFeePayerUnfunded } from './invalid-reasons.js'
 import { createX402Library, RPC_UNAVAILABLE_MARK } from './library.js'
 import type { X402Network } from './networks.js'
 import { readPaymentPayload } from './payment-payload.js'
-import type { X402Rejection } from './rejection.js'
-import { awaitConfirmation, chainStatus, fullySigned, sendTransaction } from './settlement.js'
+import { awaitConfirmation, chainStatus, fullySigned, sendTransaction, type ChainStatus } from './settlement.js'
 import { checkPaymentTransaction, signatureText, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type CheckedTransfer, type PaymentTerms } from './transaction-rules.js'
+import { createTransferFeeReader } from './transfer-fee.js'
 
 export type X402ClaimFlow = 'x402-v1' | 'x402-v2' | 'mcp'
 
 /** A verified x402 payment whose transaction signature this caller holds in the claim store. */
-export interface X402Claim {
-  /** The transaction signature: the fee payer's signature, computed before anything is sent. */
-  signature: string
-  claimId: string
-  /** The token owner who signed the transfer. */
-  payer: string
-  amount: bigint
-  service: PaidServiceName
+export interface X402Claim extends HeldPayment {
   flow: X402ClaimFlow
   x402Version: 1 | 2
-  resource: string
   /** Internal: what settle needs. */
   transfer: CheckedTransfer
   feePayerSignature: Uint8Array
-  /** Set when a retry found the transaction already on chain (or in flight): settle sends nothing. */
-  alreadySent: boolean
+  /** The chain already has the transaction (a retry after a lost answer): settle sends nothing. */
+  onChain: boolean
+  /** Taken over from a holder that marked it sent: a refused re-send is not proof that nothing moved. */
+  mayHaveBeenSent: boolean
 }
-
-export type VerifyAndClaimResult =
-  | { ok: true, claim: X402Claim }
-  | { ok: false, code: PaymentErrorCode, message: string, statusCode: number, retryAfterSeconds?: number }
-
-export type SettleResult =
-  | { ok: true, response: SettleResponse }
-  | { ok: false, code: PaymentErrorCode, message: string, pending: boolean, retryAfterSeconds?: number }
 
 export interface X402PaymentsOptions {
   rpc: SolanaRpc
@@ -56,7 +40,7 @@ export interface X402PaymentsOptions {
   payTo: Address
   mint: Address
   commitment: 'confirmed' | 'finalized'
-  /** How long the claim of a payment in service is held (handler + settlement). */
+  /** How long the claim of a payment in service is held (handler + settlement); renewed while it works. */
   leaseMs: number
   /** How long settle waits for confirmation before answering "pending". */
   settlementTimeoutMs: number
@@ -68,23 +52,27 @@ export interface X402PaymentsOptions {
 
 const IN_PROGRESS_RETRY_SECONDS = 1
 const UNFUNDED_RETRY_SECONDS = 30
+const RPC_RETRY_SECONDS = 2
 
-function refuse (code: PaymentErrorCode, message: string, retryAfterSeconds?: number): VerifyAndClaimResult {
-  return { ok: false, code, message, statusCode: statusOf(code), ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) }
-}
-
-function fromRejection (rejection: X402Rejection): VerifyAndClaimResult {
-  return refuse(rejection.code, rejection.message, rejection.retryAfterSeconds)
-}
+const rpcDown = () => refusal('RPC_UNAVAILABLE', 'The Solana RPC node is unavailable; nothing was charged, retry shortly', { retryAfterSeconds: RPC_RETRY_SECONDS })
+const feePayerUnfunded = () => refusal('X402_FEE_PAYER_UNFUNDED', 'the merchant cannot pay the transaction fee right now; nothing moved', { retryAfterSeconds: UNFUNDED_RETRY_SECONDS })
+const inProgress = () => refusal('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment; retry the same payment shortly', { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
 
 /**
  * The standard x402 flow, Fastify-free: requirements, verification (the library's checks and our
- * stricter rules), the exactly-once claim in the store seed proofs use, and settlement as the
- * merchant's own facilitator. HTTP and MCP both drive it.
+ * stricter rules), the claim in the store the proof headers use, and settlement as the merchant's
+ * own facilitator. HTTP (v1, v2) and MCP both drive it through the delivery core.
+ *
+ * Settlement is a state machine kept in the claim store: claimed (pending) → sent (marked before
+ * sendTransaction is called) → landed → redeemed. From the mark on, the claim is never given back
+ * by a failure or an abort: only the chain decides — landed (deliver), failed on chain or
+ * blockhash expired while still unseen (discard: nothing moved). Before a re-send the chain is
+ * asked first, and every refusal is recognised by kit's error codes, never by message text.
  */
 export async function createX402Payments (options: X402PaymentsOptions) {
   const { rpc, claims, feePayer, network, payTo, mint, commitment } = options
   const library = await createX402Library({ rpc, feePayer, network })
+  const transferFee = createTransferFeeReader(rpc, mint)
   const [[tokenAta], [token2022Ata]] = await Promise.all([
     findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: TOKEN_PROGRAM as Address }),
     findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: TOKEN_2022_PROGRAM as Address })
@@ -116,52 +104,89 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     }
   }
 
-  async function claimFor (claim: Omit<X402Claim, 'claimId'>, leaseMs: number): Promise<{ claimId: string } | { status: 'pending' | 'redeemed' }> {
-    const claimId = randomUUID()
-    const result = await claims.claim({
-      signature: claim.signature, claimId, service: claim.service, payer: claim.payer, amount: claim.amount, resource: storedResource(claim.resource), leaseMs
-    })
-    return result.claimed ? { claimId } : { status: result.status }
-  }
-
-  function lostClaim (status: 'pending' | 'redeemed'): VerifyAndClaimResult {
-    return status === 'redeemed'
-      ? refuse('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
-      : refuse('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment', IN_PROGRESS_RETRY_SECONDS)
-  }
-
   /** The library's verdict, with the failures that are not the buyer's turned into 503s. */
-  async function libraryVerify (raw: Record<string, unknown>, requirement: unknown): Promise<VerifyAndClaimResult | undefined> {
+  async function libraryVerify (raw: Record<string, unknown>, requirement: unknown): Promise<Refusal | undefined> {
     let verdict
     try {
       verdict = await library.verify(raw, requirement)
     } catch (error) {
-      if (isRpcUnavailable(error)) return refuse('RPC_UNAVAILABLE', 'The Solana RPC node is unavailable; nothing was charged, retry shortly', 2)
-      return refuse('X402_VERIFICATION_FAILED', `the x402 library refused the payment: ${(error as Error).message}`)
+      // The library threw: a node that failed us, or a bug of ours; never the buyer's doing.
+      return refusalOf(error) ?? rpcDown()
     }
     if (verdict.isValid) return undefined
     const detail = verdict.invalidMessage
-    if (detail?.includes(RPC_UNAVAILABLE_MARK) === true) return refuse('RPC_UNAVAILABLE', 'The Solana RPC node is unavailable; nothing was charged, retry shortly', 2)
-    if (isBlockhashExpired(detail)) return refuse('X402_BLOCKHASH_EXPIRED', 'the transaction\'s blockhash is too old to land; build a new transaction')
-    if (isFeePayerUnfunded(detail)) return refuse('X402_FEE_PAYER_UNFUNDED', 'the merchant cannot pay the transaction fee right now; nothing moved', UNFUNDED_RETRY_SECONDS)
+    if (detail?.includes(RPC_UNAVAILABLE_MARK) === true) return rpcDown()
+    if (isBlockhashExpired(detail)) return refusal('X402_BLOCKHASH_EXPIRED', 'the transaction\'s blockhash is too old to land; build a new transaction')
+    if (isFeePayerUnfunded(detail)) return feePayerUnfunded()
     const code = codeOfInvalidReason(verdict.invalidReason)
-    return refuse(code, `${verdict.invalidReason ?? 'invalid payment'}${detail === undefined ? '' : `: ${detail.slice(0, 300)}`}`)
+    // The reason is the library's stable identifier; its free-text detail is not passed on.
+    return refusal(code, `the payment was refused (${verdict.invalidReason ?? 'invalid payment'}); nothing moved`)
   }
 
-  async function verifyAndClaim (payload: unknown, service: PaidServiceName, context: { resource: string, flow: X402ClaimFlow }): Promise<VerifyAndClaimResult> {
+  /** v2 binds a payload to the resource it was offered for; v1 payloads carry none (they cannot be bound). */
+  function resourceMismatch (raw: Record<string, unknown>, resource: string): Refusal | undefined {
+    const offered = (raw.resource as { url?: unknown } | undefined)?.url
+    if (offered === resource) return undefined
+    return refusal('X402_RESOURCE_MISMATCH', `this payment was made for ${typeof offered === 'string' ? JSON.stringify(offered.slice(0, 200)) : 'no resource'}, not ${JSON.stringify(resource)}; pay the 402 of this resource. Nothing moved`)
+  }
+
+  /** A Token-2022 payment mint with a transfer fee delivers less than the instruction says: judged by what arrives. */
+  async function arrivalShort (transfer: CheckedTransfer, price: bigint): Promise<Refusal | undefined> {
+    const arrives = transfer.amount - await transferFee.withheld(transfer.amount)
+    if (arrives >= price) return undefined
+    return refusal('X402_AMOUNT_MISMATCH', `the payment mint withholds a transfer fee: ${formatTokenAmount(arrives)} would arrive, ${formatTokenAmount(price)} is the price; nothing moved`)
+  }
+
+  async function claim (base: Omit<X402Claim, 'claimId' | 'mayHaveBeenSent'>): Promise<X402Claim | Refusal> {
+    const claimId = randomUUID()
+    const result = await claims.claim({
+      signature: base.signature, claimId, flow: 'x402', service: base.service, payer: base.payer, amount: base.amount, resource: base.resource, leaseMs: options.leaseMs
+    })
+    if (result.claimed) return { ...base, claimId, onChain: false, mayHaveBeenSent: result.sent }
+    if (result.status === 'redeemed') return refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
+    if (result.flow !== 'x402') return refusal('PAYMENT_ALREADY_USED', 'This transaction was claimed through the proof headers')
+    return inProgress()
+  }
+
+  /**
+   * A claim taken over from an earlier holder that may have sent the transaction: the chain says
+   * where it stands before anything is sent again.
+   */
+  async function afterTakeover (held: X402Claim): Promise<X402Claim | Refusal> {
+    let status: ChainStatus
+    try {
+      status = await chainStatus(rpc, held.signature, commitment)
+    } catch (error) {
+      await claims.release(held.signature, held.claimId)
+      return refusalOf(error) ?? rpcDown()
+    }
+    if (status.state === 'landed' || status.state === 'processing') return { ...held, onChain: true }
+    if (status.state === 'failed') {
+      await claims.discard(held.signature, held.claimId)
+      return refusal('X402_SETTLEMENT_FAILED', `the transaction failed on chain (${status.error.slice(0, 200)}); your tokens did not move`)
+    }
+    // Unseen: settle re-sends it; its preflight says whether it can still land.
+    return held
+  }
+
+  async function verifyAndClaim (payload: unknown, service: PaidServiceName, context: { resource: string, flow: X402ClaimFlow }): Promise<X402Claim | Refusal> {
     const expectedVersion = context.flow === 'x402-v1' ? 1 : context.flow === 'x402-v2' ? 2 : undefined
     const read = readPaymentPayload(payload, expectedVersion)
-    if ('rejection' in read) return fromRejection(read.rejection)
+    if ('rejection' in read) return refusal(read.rejection.code, read.rejection.message)
     const input = read.input
-    if (input.scheme !== 'exact') return refuse('X402_UNSUPPORTED', `scheme ${input.scheme} is not offered; this merchant takes "exact"`)
+    if (input.scheme !== 'exact') return refusal('X402_UNSUPPORTED', `scheme ${input.scheme} is not offered; this merchant takes "exact"`)
     const expectedNetwork = input.x402Version === 1 ? network.v1 : network.v2
-    if (input.network !== expectedNetwork) return refuse('X402_NETWORK_MISMATCH', `network ${input.network} is not offered; this merchant takes ${expectedNetwork}`)
+    if (input.network !== expectedNetwork) return refusal('X402_NETWORK_MISMATCH', `network ${input.network} is not offered; this merchant takes ${expectedNetwork}`)
     const requirement = input.x402Version === 1 ? requirementV1(service, context.resource) : requirementsV2.get(service) as PaymentRequirements
-    if (input.x402Version === 2 && !library.matches(requirement as PaymentRequirements, input.raw)) {
-      return refuse('X402_REQUIREMENTS_MISMATCH', 'accepted is not the requirement this resource offers (amount, asset, payTo, network, feePayer)')
+    if (input.x402Version === 2) {
+      if (!library.matches(requirement as PaymentRequirements, input.raw)) {
+        return refusal('X402_REQUIREMENTS_MISMATCH', 'accepted is not the requirement this resource offers (amount, asset, payTo, network, feePayer)')
+      }
+      const mismatch = resourceMismatch(input.raw, context.resource)
+      if (mismatch !== undefined) return mismatch
     }
     const checked = checkPaymentTransaction(input.transaction, termsOf(service))
-    if ('rejection' in checked) return fromRejection(checked.rejection)
+    if ('rejection' in checked) return refusal(checked.rejection.code, checked.rejection.message)
     const { transfer } = checked
 
     // The transaction id is the fee payer's signature, deterministic (Ed25519) over the message:
@@ -174,119 +199,108 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       service,
       flow: context.flow,
       x402Version: input.x402Version,
-      resource: context.resource,
+      resource: storedResource(context.resource),
       transfer,
       feePayerSignature,
-      alreadySent: false
+      onChain: false
     }
 
     try {
       await options.ensureNetwork?.()
+      const short = await arrivalShort(transfer, PAID_SERVICES[service].price)
+      if (short !== undefined) return short
       const known = await claims.status(base.signature)
-      if (known === 'redeemed') return lostClaim('redeemed')
-      if (known === 'pending') {
-        // In service elsewhere, or left pending by a settlement that was not confirmed in time:
-        // whoever takes the claim over asks the chain before anything is sent again.
-        const taken = await claimFor(base, options.leaseMs)
-        if ('status' in taken) return lostClaim(taken.status)
-        const claim: X402Claim = { ...base, claimId: taken.claimId }
-        let status
-        try {
-          status = await chainStatus(rpc, claim.signature, commitment)
-        } catch (error) {
-          await release(claim)
-          throw error
-        }
-        if (status.state === 'failed') {
-          await release(claim)
-          return refuse('X402_SETTLEMENT_FAILED', `the transaction failed on chain and moved no tokens: ${status.error}`)
-        }
-        if (status.state !== 'unseen') return { ok: true, claim: { ...claim, alreadySent: true } }
+      if (known?.status === 'redeemed') return refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
+      if (known !== undefined) {
+        // Held elsewhere, or left by a holder that gave up (a pending answer, a failed handler):
+        // whoever takes it over asks the chain before anything is sent again.
+        const held = await claim(base)
+        if ('refused' in held) return held
+        if (held.mayHaveBeenSent) return await afterTakeover(held)
         const refused = await libraryVerify(input.raw, requirement)
-        if (refused !== undefined) {
-          await release(claim)
-          return refused
-        }
-        return { ok: true, claim }
+        if (refused === undefined) return held
+        await claims.release(held.signature, held.claimId)
+        return refused
       }
       const refused = await libraryVerify(input.raw, requirement)
       if (refused !== undefined) return refused
-      const taken = await claimFor(base, options.leaseMs)
-      if ('status' in taken) return lostClaim(taken.status)
-      return { ok: true, claim: { ...base, claimId: taken.claimId } }
+      return await claim(base)
     } catch (error) {
-      if (isAppError(error)) return refuse(error.code as PaymentErrorCode, error.message, Number(error.headers?.['retry-after'] ?? 2))
-      if (isRpcUnavailable(error)) return refuse('RPC_UNAVAILABLE', 'The Solana RPC node is unavailable; nothing was charged, retry shortly', 2)
-      throw error
+      return refusalOf(error) ?? rpcDown()
     }
   }
 
-  async function release (claim: X402Claim): Promise<void> {
-    await claims.release(claim.signature, claim.claimId)
+  function settled (claim: X402Claim): Settled {
+    const response: SettleResponse = {
+      success: true,
+      transaction: claim.signature,
+      network: (claim.x402Version === 1 ? network.v1 : network.v2) as SettleResponse['network'],
+      payer: claim.payer
+    }
+    return { receipt: response as unknown as Record<string, unknown> }
   }
 
-  /** Keeps the claim, with a lease as short as the wait we ask for, so the retry can take it over. */
-  async function keepPending (claim: X402Claim): Promise<SettleResult> {
+  /** The transaction may be on its way: the claim is kept (its lease ended) for the retry, which asks the chain. */
+  async function pending (claim: X402Claim): Promise<Refusal> {
+    await claims.release(claim.signature, claim.claimId)
     const retryAfterSeconds = Math.max(1, Math.ceil(options.settlementTimeoutMs / 1000))
-    await claims.release(claim.signature, claim.claimId)
-    const taken = await claimFor(claim, retryAfterSeconds * 1000)
-    if ('claimId' in taken) claim.claimId = taken.claimId
-    return {
-      ok: false,
-      code: 'X402_SETTLEMENT_PENDING',
-      message: `The payment ${claim.signature} was sent but is not confirmed yet; retry the same payment after ${retryAfterSeconds} s: it is delivered once it landed, never charged twice`,
-      pending: true,
-      retryAfterSeconds
-    }
+    return refusal('X402_SETTLEMENT_PENDING',
+      `The payment ${claim.signature} was sent but is not confirmed yet; retry the same payment after ${retryAfterSeconds} s: it is delivered once it landed, never charged twice`,
+      { retryAfterSeconds })
   }
 
-  function settled (claim: X402Claim): SettleResult {
-    return {
-      ok: true,
-      response: {
-        success: true,
-        transaction: claim.signature,
-        network: (claim.x402Version === 1 ? network.v1 : network.v2) as SettleResponse['network'],
-        payer: claim.payer
-      }
-    }
+  /** The chain said nothing moved and nothing can: the claim is discarded, the buyer told why. */
+  async function nothingMoved (claim: X402Claim, answer: Refusal): Promise<Refusal> {
+    await claims.discard(claim.signature, claim.claimId)
+    return answer
   }
 
-  async function definitiveFailure (claim: X402Claim, reason: string): Promise<SettleResult> {
-    await release(claim)
-    if (isFeePayerUnfunded(reason)) {
-      return { ok: false, code: 'X402_FEE_PAYER_UNFUNDED', message: 'the merchant cannot pay the transaction fee right now; nothing moved', pending: false, retryAfterSeconds: UNFUNDED_RETRY_SECONDS }
+  /** Sends (or re-sends) the co-signed transaction; a refusal that says nothing moved ends here. */
+  async function send (claim: X402Claim, firstSend: boolean): Promise<Refusal | undefined> {
+    const wire = fullySigned(claim.transfer.transaction, feePayer.address, claim.feePayerSignature as never)
+    const sent = await sendTransaction(rpc, wire, commitment)
+    if (sent.sent !== false) return undefined
+    if (sent.reason === 'blockhash-expired') {
+      // Expired, and unseen with the whole history searched: it never landed and never will.
+      const status = await chainStatus(rpc, claim.signature, commitment).catch(() => undefined)
+      if (status?.state !== 'unseen') return undefined
+      return await nothingMoved(claim, refusal('X402_BLOCKHASH_EXPIRED', 'the transaction\'s blockhash expired before it landed; nothing moved, pay again'))
     }
-    if (isBlockhashExpired(reason)) {
-      return { ok: false, code: 'X402_BLOCKHASH_EXPIRED', message: 'the transaction\'s blockhash expired before it could be sent; nothing moved, pay again', pending: false }
-    }
-    return { ok: false, code: 'X402_SETTLEMENT_FAILED', message: `the payment could not be settled and moved no tokens: ${reason.slice(0, 300)}`, pending: false }
+    // A re-send refused for another reason may follow a send that landed on a node this one has
+    // not caught up with: only the chain's answer may free that claim.
+    if (!firstSend) return await pending(claim)
+    if (sent.reason === 'fee-payer-unfunded') return await nothingMoved(claim, feePayerUnfunded())
+    return await nothingMoved(claim, refusal('X402_SETTLEMENT_FAILED', `the node refused the transaction before sending it (${sent.detail.slice(0, 200)}); your tokens did not move`))
   }
 
-  /** Co-signs as fee payer, sends, confirms: money moves here only. Redeems the claim on success. */
-  async function settle (claim: X402Claim): Promise<SettleResult> {
+  /** Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder redeemed. */
+  async function settle (claim: X402Claim): Promise<Settled | Refusal> {
     const startedAt = performance.now()
     const result = await sendAndConfirm(claim)
     publishSettlement({
       service: claim.service,
       flow: claim.flow,
-      outcome: result.ok ? 'settled' : result.pending ? 'pending' : 'failed',
+      outcome: result.refused !== true ? 'settled' : result.code === 'X402_SETTLEMENT_PENDING' ? 'pending' : 'failed',
       durationMs: performance.now() - startedAt
     })
     return result
   }
 
-  async function sendAndConfirm (claim: X402Claim): Promise<SettleResult> {
-    if (!claim.alreadySent) {
-      const wire = fullySigned(claim.transfer.transaction, feePayer.address, claim.feePayerSignature as never)
-      const sent = await sendTransaction(rpc, wire, commitment)
-      if (sent.sent === false) return await definitiveFailure(claim, sent.refusal)
+  async function sendAndConfirm (claim: X402Claim): Promise<Settled | Refusal> {
+    // The mark comes first: from here on, money may move, and nothing but the chain frees the claim.
+    if (!await claims.markSent(claim.signature, claim.claimId, options.leaseMs)) return inProgress()
+    if (!claim.onChain) {
+      const refused = await send(claim, !claim.mayHaveBeenSent)
+      if (refused !== undefined) return refused
     }
     const status = await awaitConfirmation(rpc, claim.signature, commitment, options.settlementTimeoutMs)
-    if (status.state === 'failed') return await definitiveFailure(claim, `failed on chain: ${status.error}`)
-    if (status.state !== 'landed') return await keepPending(claim)
-    // The money moved: the delivery is owed whatever the store says now.
-    await claims.redeem(claim.signature, claim.claimId)
+    if (status.state === 'failed') {
+      return await nothingMoved(claim, refusal('X402_SETTLEMENT_FAILED', `the transaction failed on chain (${status.error.slice(0, 200)}); your tokens did not move`))
+    }
+    if (status.state !== 'landed') return await pending(claim)
+    // The money moved. Deliver only if this request still holds the claim: another holder that
+    // took it over meanwhile delivers instead.
+    if (!await claims.redeem(claim.signature, claim.claimId)) return inProgress()
     return settled(claim)
   }
 
@@ -299,7 +313,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     }
   }
 
-  return { paymentRequired, verifyAndClaim, settle, release, feePayer: feePayer.address as string }
+  return { paymentRequired, verifyAndClaim, settle, feePayer: feePayer.address as string }
 }
 
 export type X402Payments = Awaited<ReturnType<typeof createX402Payments>>

@@ -6,7 +6,7 @@ import { newRequestId } from '../../lib/http/request-id.js'
 import { setFixedHeaders, STATIC_HEADERS } from './response-headers.js'
 import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody, validationError, type ValidationProblem } from '../../lib/errors/error-body.js'
-import { CODE_BY_STATUS } from '../../lib/errors/error-codes.js'
+import { CODE_BY_STATUS, type ErrorCode } from '../../lib/errors/error-codes.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 
 function validationDetails (error: FastifyError): ValidationProblem[] {
@@ -17,6 +17,18 @@ function validationDetails (error: FastifyError): ValidationProblem[] {
   }))
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The code this request ended with when it was not a delivery: read by the paid routes' hooks and the metrics, never parsed out of a body. */
+    outcome?: string
+  }
+}
+
+function sendError (request: FastifyRequest, reply: FastifyReply, statusCode: number, code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  request.outcome = code
+  return reply.code(statusCode).send(errorBody(request, statusCode, code, message, details))
+}
+
 /** Renders every failure in one JSON shape; 5xx never show their internal message. */
 function handleError (thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   // Also for errors before a route's hooks ran (the not-found answer, a rate limit, a bad URL).
@@ -25,14 +37,14 @@ function handleError (thrown: FastifyError, request: FastifyRequest, reply: Fast
   if (isAppError(error)) {
     if (error.statusCode >= 500) request.log.warn({ error: loggableError(error.cause ?? error), code: error.code }, 'request failed')
     if (error.headers !== undefined) reply.headers(error.headers)
-    return reply.code(error.statusCode).send(errorBody(request, error.statusCode, error.code, error.message, error.details))
+    return sendError(request, reply, error.statusCode, error.code, error.message, error.details)
   }
   const statusCode = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
   if (statusCode >= 500) {
     request.log.error({ error: loggableError(error) }, 'unhandled error')
-    return reply.code(statusCode).send(errorBody(request, statusCode, 'INTERNAL_ERROR', 'Internal server error; quote the request id when reporting it'))
+    return sendError(request, reply, statusCode, 'INTERNAL_ERROR', 'Internal server error; quote the request id when reporting it')
   }
-  return reply.code(statusCode).send(errorBody(request, statusCode, CODE_BY_STATUS.get(statusCode) ?? 'BAD_REQUEST', error.message))
+  return sendError(request, reply, statusCode, CODE_BY_STATUS.get(statusCode) ?? 'BAD_REQUEST', error.message)
 }
 
 // @fastify/sensible's error; the error handler renders it like every other 404.
@@ -61,6 +73,7 @@ export function handleClientError (error: ConnectionError, socket: Socket) {
 
 /** The error and not-found handlers of the whole app: one JSON error shape, codes from one table. */
 export default fp(async (fastify) => {
+  fastify.decorateRequest('outcome', undefined)
   fastify.setErrorHandler(handleError)
   fastify.setNotFoundHandler(handleNotFound)
 }, { name: 'error-handler', fastify: '5.x', dependencies: ['@fastify/sensible'] })

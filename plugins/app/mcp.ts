@@ -5,7 +5,6 @@ import { AppError } from '../../lib/errors/app-error.js'
 import { errorBody } from '../../lib/errors/error-body.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
-import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.js'
 import { createManifestBuilder, MCP_PATH } from '../../lib/manifest/merchant-manifest.js'
 import { createMerchantMcpServer } from '../../lib/mcp/merchant-mcp-server.js'
 import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
@@ -40,8 +39,6 @@ export default fp(async (fastify) => {
   const manifest = createManifestBuilder(config)
   const originAllowed = createOriginPolicy({ allowed: parseOriginList(config.MCP_ALLOWED_ORIGINS) ?? [], publicBaseUrl: config.PUBLIC_BASE_URL })
   const info = { name: config.AGENT_NAME, title: config.AGENT_NAME, version: SERVICE_VERSION }
-  // Failed MCP payments count per client as failed HTTP proofs do (a table of this door's own).
-  const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS })
   const instructions = `${config.AGENT_DESCRIPTION} fetch_price and analyze_token are paid per call through x402 ` +
     '(tool-result binding); get_manifest, get_reputation and list_registry are free.'
 
@@ -61,14 +58,15 @@ export default fp(async (fastify) => {
       reputation: fastify.reputation,
       manifest
     }, () => publicBaseUrl(request, config.PUBLIC_BASE_URL))
+    // The paid-delivery core and the failure limit are the HTTP door's: one client, one count.
     const callPaidTool = createPaidToolCaller({
+      core: fastify.delivery,
       payments: fastify.x402,
       errorBodyOf,
-      countUnpaid: (service, outcome) => store.audit.countUnpaid(service, outcome),
-      failureLimit: { check: () => failureLimit.check(request.ip), record: code => failureLimit.record(request.ip, code) },
-      audit: async (entry) => {
-        await store.audit.record({ requestId: request.id, verified: true, flow: 'mcp', ...entry })
-      }
+      countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
+      checkFailureLimit: () => fastify.delivery.checkFailureLimit(request.ip),
+      client: request.ip,
+      requestId: request.id
     })
     return createMerchantMcpServer({ info, tools, argumentChecks, merchantTools, callPaidTool, errorBodyOf, instructions })
   }
@@ -108,4 +106,4 @@ export default fp(async (fastify) => {
   fastify.get(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, methodNotAllowed)
   fastify.delete(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, methodNotAllowed)
   fastify.options(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, async (_request, reply) => reply.code(204).headers(MCP_PREFLIGHT_HEADERS).send())
-}, { name: 'mcp', fastify: '5.x', dependencies: ['config', 'store', 'x402', 'prices', 'token-analysis', 'registry', 'reputation'] })
+}, { name: 'mcp', fastify: '5.x', dependencies: ['config', 'store', 'x402', 'payment', 'prices', 'token-analysis', 'registry', 'reputation'] })

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendAsyncHookHandler } from 'fastify'
+import type { onResponseAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { hookList } from '../../lib/http/route-hooks.js'
 import { once } from 'node:events'
@@ -13,8 +13,6 @@ declare module 'fastify' {
     metrics: ServiceMetrics | null
   }
 }
-
-const ERROR_CODE = /"code":"([A-Z0-9_]+)"/
 
 /**
  * Prometheus metrics, observed from outside the code they measure: a response hook for requests
@@ -32,42 +30,30 @@ export default fp(async (fastify) => {
   fastify.decorate('metrics', metrics)
 
   const observeStore = (operation: string, durationMs: number) => metrics.storeOperation(operation, durationMs)
-  timeMethods(fastify.store.claims, 'claims', ['status', 'claim', 'redeem', 'release'], observeStore)
+  timeMethods(fastify.store.claims, 'claims', ['status', 'claim', 'markSent', 'renew', 'redeem', 'release', 'discard'], observeStore)
   timeMethods(fastify.store.audit, 'audit', ['record'], observeStore)
 
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.request({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: reply.statusCode }, reply.elapsedTime)
   })
 
-  // Paid routes: the outcome of each payment. A claimed payment carries it on request.payment;
-  // a refusal before any claim (and the 402 challenge) is read from the code of the answer.
-  const refusalCodes = new WeakMap<FastifyRequest, string>()
-  const captureRefusal: onSendAsyncHookHandler = async (request: FastifyRequest, reply: FastifyReply, payload) => {
-    // Refusals, the 402 included, go out as text.
-    if (request.payment === undefined && (reply.statusCode < 200 || reply.statusCode >= 300) && typeof payload === 'string') {
-      const code = ERROR_CODE.exec(payload)?.[1]
-      if (code !== undefined) refusalCodes.set(request, code)
-    }
-    return payload
-  }
+  // Paid routes: the outcome of each payment, carried on the request (the delivery's, or the
+  // code the request was answered with before any claim).
   const countPayment = (service: string): onResponseAsyncHookHandler => async (request) => {
     const payment = request.payment
-    // The integrator's x402 branch sets payment.flow; until then every payment is a proof.
-    const flow = (payment as { flow?: string } | undefined)?.flow ?? 'proof'
     if (payment !== undefined) {
-      metrics.attempt(service, flow, payment.outcome)
-      if (flow === 'proof' && payment.outcome === 'DELIVERED') metrics.settlement(service, flow, 'settled')
+      metrics.attempt(service, payment.payment.flow, payment.outcome)
+      if (payment.payment.flow === 'proof' && payment.outcome === 'DELIVERED') metrics.settlement(service, 'proof', 'settled')
       return
     }
-    const code = refusalCodes.get(request)
-    if (code === undefined) return // refused before the payment gate (validation, unknown token)
+    const code = request.outcome
+    if (code === undefined) return
     if (code === 'PAYMENT_REQUIRED') metrics.challenge(service)
-    else metrics.attempt(service, flow, code)
+    else metrics.attempt(service, 'proof', code)
   }
   fastify.addHook('onRoute', (route) => {
     const service = route.config?.paidService
     if (service === undefined) return
-    route.onSend = [...hookList(route.onSend), captureRefusal]
     route.onResponse = [...hookList(route.onResponse), countPayment(service)]
   })
 

@@ -9,7 +9,7 @@ import { createX402Payments, type X402Payments } from '../../lib/x402/x402-payme
 declare module 'fastify' {
   interface FastifyInstance {
     /** The standard x402 flow (exact scheme, v1 and v2), the merchant acting as its own facilitator. */
-    x402: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle' | 'release'> & {
+    x402: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle'> & {
       /** The x402 network, in both spellings. */
       network: { v1: string, v2: string }
       feePayer: { address: string, state: () => FeePayerState }
@@ -47,8 +47,8 @@ export default fp(async (fastify) => {
     payTo: config.paymentAddress,
     mint: config.paymentMint,
     commitment: config.PAYMENT_COMMITMENT,
-    // The claim covers the handler and the settlement wait.
-    leaseMs: config.PAYMENT_LEASE_SECONDS * 1000 + config.X402_SETTLEMENT_TIMEOUT_MS,
+    // Config checks that the lease covers the handler and the settlement; the core renews it meanwhile.
+    leaseMs: config.PAYMENT_LEASE_SECONDS * 1000,
     settlementTimeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS,
     maxTimeoutSeconds: Math.min(config.PAYMENT_MAX_AGE_SECONDS, 300),
     ensureNetwork: async () => await solana.health.ensureVerified(error => fastify.log.fatal(error.message))
@@ -64,7 +64,6 @@ export default fp(async (fastify) => {
   fastify.decorate('x402', {
     paymentRequired: payments.paymentRequired,
     verifyAndClaim: payments.verifyAndClaim,
-    release: payments.release,
     async settle (claim) {
       const result = await payments.settle(claim)
       if (Date.now() - lastBalanceCheck > BALANCE_AFTER_SETTLE_MS) checkBalance()

@@ -13,7 +13,7 @@ t.test('PostgreSQL stopped and started under a running service, and at start-up'
   const password = new URL(databaseUrl).password
   const paid = await startPaidChain(t)
   const buyer = await paid.newBuyer(10_000_000n)
-  const env = testEnv(t, { ...paid.env, DATABASE_URL: databaseUrl, PAYMENT_LEASE_SECONDS: '5' })
+  const env = testEnv(t, { ...paid.env, DATABASE_URL: databaseUrl, PAYMENT_LEASE_SECONDS: '5', UPSTREAM_TIMEOUT_MS: '1000', RPC_TIMEOUT_MS: '1000', X402_SETTLEMENT_TIMEOUT_MS: '1000' })
   const lines: string[] = []
   let hold: Promise<void> | undefined
   const app = await build(t, { ...env, LOG_LEVEL: 'info' }, app => {
@@ -46,7 +46,7 @@ t.test('PostgreSQL stopped and started under a running service, and at start-up'
     t.equal((await ready()).statusCode, 200, 'ready again')
     const delivered = await paidCall(signature)
     t.equal(delivered.statusCode, 200, 'the refused proof delivers')
-    t.equal(await app.store.claims.status(signature), 'redeemed')
+    t.equal((await app.store.claims.status(signature))?.status, 'redeemed')
   })
 
   t.test('down between claim and delivery: no data goes out; the proof delivers after the lease', async t => {
@@ -54,7 +54,7 @@ t.test('PostgreSQL stopped and started under a running service, and at start-up'
     let release!: () => void
     hold = new Promise(resolve => { release = resolve })
     const pending = paidCall(signature)
-    for (let i = 0; i < 100 && await app.store.claims.status(signature) !== 'pending'; i++) await sleep(20)
+    for (let i = 0; i < 100 && (await app.store.claims.status(signature))?.status !== 'pending'; i++) await sleep(20)
     await postgres.stop()
     release()
     hold = undefined

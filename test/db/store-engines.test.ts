@@ -15,7 +15,7 @@ const T0 = Date.UTC(2026, 9, 20, 10, 0, 0)
 
 let count = 0
 function request (signature: string, extra: Partial<ClaimRequest> = {}): ClaimRequest {
-  return { signature, claimId: `claim-${count++}`, service: 'fetch-price', payer: 'payer', amount: 50_000n, resource: '/api/fetch-price/SOL', leaseMs: LEASE_MS, ...extra }
+  return { signature, claimId: `claim-${count++}`, flow: 'proof', service: 'fetch-price', payer: 'payer', amount: 50_000n, resource: '/api/fetch-price/SOL', leaseMs: LEASE_MS, ...extra }
 }
 
 for (const engine of ENGINES) {
@@ -37,8 +37,8 @@ for (const engine of ENGINES) {
       t.equal(await instances[(instances.indexOf(winner.store) + 1) % 3].claims.redeem('race', winner.request.claimId), true, 'the claim redeems from any instance')
       t.equal(await winner.store.claims.redeem('race', winner.request.claimId), false, 'once')
       for (const store of instances) {
-        t.equal(await store.claims.status('race'), 'redeemed')
-        t.same(await store.claims.claim(request('race')), { claimed: false, status: 'redeemed' }, 'spent for good (402 PAYMENT_ALREADY_USED)')
+        t.equal((await store.claims.status('race'))?.status, 'redeemed')
+        t.same(await store.claims.claim(request('race')), { claimed: false, status: 'redeemed', flow: 'proof' }, 'spent for good (402 PAYMENT_ALREADY_USED)')
       }
     })
 
@@ -56,12 +56,12 @@ for (const engine of ENGINES) {
 
     t.test('a failed delivery releases the proof; another instance then claims it', async t => {
       const first = request('released')
-      t.same(await a.claims.claim(first), { claimed: true })
+      t.same(await a.claims.claim(first), { claimed: true, sent: false })
       t.equal(await b.claims.release('released', 'someone-else'), false, 'only the holder releases')
       t.equal(await a.claims.release('released', first.claimId), true)
-      t.equal(await c.claims.status('released'), undefined, 'as if never claimed')
+      t.equal((await c.claims.status('released'))?.status, undefined, 'as if never claimed')
       const second = request('released')
-      t.same(await c.claims.claim(second), { claimed: true })
+      t.same(await c.claims.claim(second), { claimed: true, sent: false })
       t.equal(await a.claims.redeem('released', first.claimId), false, 'the released claim cannot deliver')
       t.equal(await c.claims.redeem('released', second.claimId), true)
       t.equal(await c.claims.release('released', second.claimId), false, 'a redeemed proof is never given back')
@@ -70,32 +70,71 @@ for (const engine of ENGINES) {
     t.test('a claim left by a killed instance is taken over once its lease ran out, not before', async t => {
       const dead = await target.open()
       const orphan = request('orphan', { now: T0 })
-      t.same(await dead.claims.claim(orphan), { claimed: true })
+      t.same(await dead.claims.claim(orphan), { claimed: true, sent: false })
       await dead.close() // the instance dies holding the claim
-      t.same(await a.claims.claim(request('orphan', { now: T0 + LEASE_MS - 1 })), { claimed: false, status: 'pending' }, 'leased: 409 PAYMENT_IN_PROGRESS')
+      t.same(await a.claims.claim(request('orphan', { now: T0 + LEASE_MS - 1 })), { claimed: false, status: 'pending', flow: 'proof' }, 'leased: 409 PAYMENT_IN_PROGRESS')
       const heir = request('orphan', { now: T0 + LEASE_MS })
-      t.same(await b.claims.claim(heir), { claimed: true }, 'taken over when the lease ends')
+      t.same(await b.claims.claim(heir), { claimed: true, sent: false }, 'taken over when the lease ends')
       t.equal(await a.claims.redeem('orphan', orphan.claimId), false, 'the dead claim can no longer deliver')
       t.equal(await a.claims.redeem('orphan', heir.claimId), true)
     })
 
     t.test('leases on the clock the engine uses when no time is given', async t => {
       const short = request('clock', { leaseMs: 200 })
-      t.same(await a.claims.claim(short), { claimed: true })
-      t.same(await b.claims.claim(request('clock', { leaseMs: 200 })), { claimed: false, status: 'pending' })
+      t.same(await a.claims.claim(short), { claimed: true, sent: false })
+      t.same(await b.claims.claim(request('clock', { leaseMs: 200 })), { claimed: false, status: 'pending', flow: 'proof' })
       await new Promise(resolve => setTimeout(resolve, 250))
-      t.same(await b.claims.claim(request('clock', { leaseMs: 200 })), { claimed: true })
+      t.same(await b.claims.claim(request('clock', { leaseMs: 200 })), { claimed: true, sent: false })
     })
 
     t.test('amounts are exact past 2^64, in claims and in the reputation revenue', async t => {
       const huge = 2n ** 64n + 12_345n
-      t.same(await a.claims.claim(request('huge', { amount: huge })), { claimed: true })
+      t.same(await a.claims.claim(request('huge', { amount: huge })), { claimed: true, sent: false })
       const entry = { requestId: 'r', service: 'analyze-token', resource: '/x', payer: 'whale', outcome: 'DELIVERED', verified: true, status: 200, latencyMs: 3.5 }
       await a.audit.record({ ...entry, signature: 'huge', amount: huge, at: T0 })
       await b.audit.record({ ...entry, signature: 'huge2', amount: huge, at: T0 + 1 })
       const figures = await c.reputation.read(0)
       t.equal(figures.outcomes.find(o => o.service === 'analyze-token')?.revenue, 2n * huge)
       t.equal(figures.uniquePayers, 1)
+    })
+
+    t.test('settlement states: a sent claim is never released by its holder, only discarded on the chain\'s verdict', async t => {
+      const held = request('sent', { flow: 'x402', now: T0 })
+      t.same(await a.claims.claim(held), { claimed: true, sent: false })
+      t.equal(await b.claims.markSent('sent', 'someone-else', LEASE_MS, T0), false, 'only the holder marks it sent')
+      t.equal(await b.claims.markSent('sent', held.claimId, LEASE_MS, T0 + 10), true)
+      t.same(await c.claims.status('sent'), { status: 'sent', flow: 'x402' })
+      t.equal(await a.claims.renew('sent', held.claimId, LEASE_MS, T0 + 20), true, 'the holder renews its lease')
+      t.equal(await a.claims.renew('sent', 'someone-else', LEASE_MS, T0 + 20), false)
+      t.same(await b.claims.claim(request('sent', { flow: 'x402', now: T0 + LEASE_MS + 10 })), { claimed: false, status: 'sent', flow: 'x402' }, 'renewed: still held (409)')
+      t.equal(await a.claims.release('sent', held.claimId, T0 + 30), true, 'the holder gives up')
+      t.same(await c.claims.status('sent'), { status: 'sent', flow: 'x402' }, 'the row stays: money may have moved')
+      t.same(await b.claims.claim(request('sent', { flow: 'proof', now: T0 + 40 })), { claimed: false, status: 'sent', flow: 'x402' }, 'never taken through the other flow')
+      const heir = request('sent', { flow: 'x402', now: T0 + 40 })
+      t.same(await b.claims.claim(heir), { claimed: true, sent: true }, 'taken over at once, and told it may have been sent')
+      t.equal(await a.claims.redeem('sent', held.claimId), false, 'the old holder can no longer deliver')
+      t.equal(await c.claims.discard('sent', held.claimId), false, 'nor discard')
+      t.equal(await c.claims.discard('sent', heir.claimId), true, 'the chain said nothing moved: discarded')
+      t.equal(await a.claims.status('sent'), undefined)
+      const again = request('sent', { flow: 'x402' })
+      t.same(await a.claims.claim(again), { claimed: true, sent: false })
+      t.equal(await a.claims.markSent('sent', again.claimId, LEASE_MS), true)
+      t.equal(await b.claims.redeem('sent', again.claimId), true, 'a sent claim redeems once it landed')
+      t.equal(await b.claims.discard('sent', again.claimId), false, 'a redeemed claim is never discarded')
+    })
+
+    t.test('a payment has one audit row: replays replace it, keeping the first attempt\'s time', async t => {
+      const entry = { requestId: 'r', service: 'fetch-price', resource: '/x', payer: 'replayer', signature: 'replayed', amount: 50_000n, verified: true, status: 503, latencyMs: 2 }
+      for (let i = 0; i < 20; i++) await instances[i % 3].audit.record({ ...entry, outcome: 'UPSTREAM_UNAVAILABLE', at: T0 + 100 + i })
+      await a.audit.record({ ...entry, outcome: 'DELIVERED', status: 200, at: T0 + 500 })
+      const rows = engine === 'sqlite'
+        ? (a as SqliteStore).db.prepare("SELECT at, outcome FROM audit_log WHERE signature = 'replayed'").all()
+        : (await (a as PostgresStore).pool.query("SELECT at::float8 AS at, outcome FROM audit_log WHERE signature = 'replayed'")).rows
+      t.same(rows, [{ at: T0 + 100, outcome: 'DELIVERED' }])
+      const figures = await c.reputation.read(0)
+      const outcomes = figures.outcomes.filter(o => o.service === 'fetch-price')
+      t.equal(outcomes.find(o => o.outcome === 'DELIVERED')?.requests, 1, 'the reputation counts the payment once')
+      t.notOk(outcomes.find(o => o.outcome === 'UPSTREAM_UNAVAILABLE' && o.requests > 0), 'and not its failed attempts')
     })
 
     t.test('unpaid counters from several instances add up', async t => {
@@ -108,7 +147,7 @@ for (const engine of ENGINES) {
         ? (a as SqliteStore).db.prepare("SELECT count FROM unpaid_counts WHERE outcome = 'PAYMENT_REQUIRED'").pluck().get()
         : (await (a as PostgresStore).pool.query("SELECT count FROM unpaid_counts WHERE outcome = 'PAYMENT_REQUIRED'")).rows[0].count
       t.equal(counted, 6)
-      t.equal(await a.audit.prune(1, T0 + 3 * 86_400_000), 2, 'retention removes the old audit rows')
+      t.equal(await a.audit.prune(1, T0 + 3 * 86_400_000), 3, 'retention removes the old audit rows (two payments above, one replayed)')
     })
 
     // Across instances on PostgreSQL (an advisory lock); within the process on SQLite, where the
@@ -136,8 +175,8 @@ t.test('postgres: instances starting together against an empty database apply th
   const stores = await Promise.all(Array.from({ length: 4 }, async () => await openPostgresStore({ url, poolSize: 2 })))
   t.teardown(async () => { for (const store of stores) await store.close() })
   const { rows } = await stores[0].pool.query('SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version ORDER BY version')
-  t.same(rows, [{ version: 1, n: 1 }], 'each migration recorded once')
-  t.equal(await stores[3].claims.status('nothing'), undefined, 'every instance works')
+  t.same(rows, [{ version: 1, n: 1 }, { version: 2, n: 1 }], 'each migration recorded once')
+  t.equal((await stores[3].claims.status('nothing'))?.status, undefined, 'every instance works')
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   t.teardown(() => client.end())

@@ -47,7 +47,7 @@ t.test('payments on one chain buy token data read from the other', async (t) => 
     t.equal(body.supply, '0')
     t.equal(body.issuer?.asset, 'USDC', 'the issuer table of the data cluster')
     t.ok(res.headers['x-payment-response'], 'the payment was redeemed')
-    t.equal(await app.store.claims.status(signature), 'redeemed')
+    t.equal((await app.store.claims.status(signature))?.status, 'redeemed')
 
     const price = await app.inject({ url: '/api/fetch-price/USDC', headers: proofHeaders(await paid.pay(buyer, 50_000n), buyer.address) })
     t.equal(price.statusCode, 200)
@@ -59,7 +59,7 @@ t.test('payments on one chain buy token data read from the other', async (t) => 
     const missing = await analyze(paid.mint, signature)
     t.equal(missing.statusCode, 404)
     t.equal(missing.json().code, 'MINT_NOT_FOUND')
-    t.not(await app.store.claims.status(signature), 'redeemed')
+    t.not((await app.store.claims.status(signature))?.status, 'redeemed')
     const ok = await analyze(dataMint, signature)
     t.equal(ok.statusCode, 200, 'the same proof still buys an analysis')
   })
@@ -72,12 +72,12 @@ t.test('payments on one chain buy token data read from the other', async (t) => 
     t.equal(down.statusCode, 503)
     t.equal(down.json().code, 'RPC_UNAVAILABLE')
     t.match(down.headers['retry-after'], /^\d+$/)
-    t.not(await app.store.claims.status(signature), 'redeemed', 'the proof was not spent')
+    t.not((await app.store.claims.status(signature))?.status, 'redeemed', 'the proof was not spent')
 
     const price = await app.inject({ url: '/api/fetch-price/SOL', headers: proofHeaders(signature, buyer.address) })
     t.equal(price.statusCode, 200, 'the kept proof buys a price: payments still work')
     t.equal(price.json().data.mintSymbol, 'SOL')
-    t.equal(await app.store.claims.status(signature), 'redeemed')
+    t.equal((await app.store.claims.status(signature))?.status, 'redeemed')
 
     // Readiness reuses a check for a few seconds; a fresh one sees the data chain gone.
     t.equal(await app.solana.data.health.check(), 'down')
@@ -110,5 +110,5 @@ t.test('an unreachable data RPC only degrades: the service starts, analyses answ
   t.equal(res.statusCode, 503)
   t.equal(res.json().code, 'RPC_UNAVAILABLE')
   t.ok(res.headers['retry-after'])
-  t.not(await app.store.claims.status(signature), 'redeemed')
+  t.not((await app.store.claims.status(signature))?.status, 'redeemed')
 })

@@ -24,7 +24,7 @@ t.test('an x402 payment buys exactly one delivery', async (t) => {
     })
   })
   const { paid, app } = m
-  const claimStatus = (signature: string) => app.store.claims.status(signature)
+  const claimStatus = (signature: string) => app.store.claims.status(signature).then(state => state?.status)
   const deliveries = (signature: string) => sqliteOf(app).prepare("SELECT count(*) FROM audit_log WHERE signature = ? AND outcome = 'DELIVERED'").pluck().get(signature)
   const challenge = await fetch(`${m.url}/test/paid`)
   const required = paymentRequiredOf(challenge.headers)

@@ -15,7 +15,7 @@ for (const engine of ENGINES) {
   t.test(`a proof buys exactly one delivery (${engine})`, async (t) => {
     const paid = await startPaidChain(t)
     const buyer = await paid.newBuyer(10_000_000n)
-    const env = testEnv(t, { ...paid.env, PAYMENT_LEASE_SECONDS: '5', ...(await storeTarget(t, engine, postgres)).env })
+    const env = testEnv(t, { ...paid.env, PAYMENT_LEASE_SECONDS: '5', UPSTREAM_TIMEOUT_MS: '1000', RPC_TIMEOUT_MS: '1000', X402_SETTLEMENT_TIMEOUT_MS: '1000', ...(await storeTarget(t, engine, postgres)).env })
     let failNext = false
     const app = await build(t, env, (app) => {
       app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => {
@@ -27,7 +27,7 @@ for (const engine of ENGINES) {
         return { delivered: true }
       })
     })
-    const claimStatus = async (signature: string) => await app.store.claims.status(signature)
+    const claimStatus = async (signature: string) => (await app.store.claims.status(signature))?.status
 
     t.test('50 concurrent requests with one proof over real HTTP: exactly one 200', async (t) => {
       const url = await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,0 +1,82 @@
+import type { PaymentRequired } from '@x402/core/types'
+import { perResourceUrl } from '../http/public-url.js'
+import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
+import { createChallengeBodies, type ChallengeBodies } from '../payment/challenge.js'
+import { paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../payment/requirements.js'
+import { encodeHeaderJson, X402_HEADERS } from '../x402/payment-headers.js'
+import { refusalHeaders, type Refusal } from './refusal.js'
+
+/** An answer as the HTTP door sends it: the status, its headers and the JSON text of the body. */
+export interface HttpAnswer {
+  statusCode: number
+  headers: Record<string, string>
+  body: string
+}
+
+export interface HttpChallengeOptions {
+  /** Everything of the terms but the recipient token account, which becomes known later. */
+  terms: Omit<MerchantTerms, 'recipientTokenAccount'>
+  recipientTokenAccount: () => string | undefined
+  publicBaseUrl: string | undefined
+  /** The x402 v2 PaymentRequired of a service at a URL. */
+  paymentRequired: (service: PaidServiceName, url: string, error: string) => PaymentRequired
+}
+
+// What the official x402 servers say in a plain challenge's PAYMENT-REQUIRED: a v2 client pays
+// with PAYMENT-SIGNATURE, so the body's instructions (for the proof headers) would mislead it.
+const X402_PAYMENT_REQUIRED = 'Payment required'
+const UNPAID_ANSWERS_KEPT = 1024
+export const CHALLENGE_HEADERS = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' } as const
+
+interface UnpaidAnswer { paymentRequired: string, body: (requestId: string) => string }
+interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: ChallengeBodies, unpaid: (request: { protocol: string, host: string, url: string }) => UnpaidAnswer }
+
+/**
+ * The 402 answers of the paid routes: the error shape with the x402 v1 requirements in the body and
+ * the v2 PaymentRequired in PAYMENT-REQUIRED. A service's challenge is the same for every request
+ * but its request id and resource URL: its body text is made once (and again only when the
+ * recipient token account becomes known); the answer without payment is kept per resource URL.
+ */
+export function createHttpChallenges (options: HttpChallengeOptions) {
+  const challenges = new Map<PaidServiceName, ServiceChallenge>()
+
+  function challengeOf (service: PaidServiceName): ServiceChallenge {
+    const recipientTokenAccount = options.recipientTokenAccount()
+    let cached = challenges.get(service)
+    if (cached === undefined || cached.recipientTokenAccount !== recipientTokenAccount) {
+      const paid = PAID_SERVICES[service]
+      const bodies = createChallengeBodies(paymentRequirement({ ...options.terms, recipientTokenAccount }, paid, ''), paymentRequiredRejection(paid))
+      cached = {
+        recipientTokenAccount,
+        bodies,
+        unpaid: perResourceUrl(options.publicBaseUrl, UNPAID_ANSWERS_KEPT, (url): UnpaidAnswer => ({
+          paymentRequired: encodeHeaderJson(options.paymentRequired(service, url, X402_PAYMENT_REQUIRED)),
+          body: bodies.paymentRequiredAt(url)
+        }))
+      }
+      challenges.set(service, cached)
+    }
+    return cached
+  }
+
+  return {
+    /** The answer to a request without payment: made once per resource URL, the request id spliced in. */
+    unpaid (service: PaidServiceName, request: { id: string, protocol: string, host: string, url: string }): HttpAnswer {
+      const answer = challengeOf(service).unpaid(request)
+      return { statusCode: 402, headers: { ...CHALLENGE_HEADERS, [X402_HEADERS.paymentRequired]: answer.paymentRequired }, body: answer.body(request.id) }
+    },
+
+    /** A refused payment: its code, status and message, with the payment requirements again. */
+    refused (service: PaidServiceName, refused: Refusal, requestId: string, url: string): HttpAnswer {
+      return {
+        statusCode: refused.statusCode,
+        headers: {
+          ...CHALLENGE_HEADERS,
+          ...refusalHeaders(refused),
+          [X402_HEADERS.paymentRequired]: encodeHeaderJson(options.paymentRequired(service, url, refused.message))
+        },
+        body: challengeOf(service).bodies.refused({ code: refused.code as never, message: refused.message, details: refused.details }, refused.statusCode, requestId, url)
+      }
+    }
+  }
+}

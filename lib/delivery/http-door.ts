@@ -1,0 +1,161 @@
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify'
+import { loggableError } from '../errors/loggable-error.js'
+import { publicBaseUrl, requestPath } from '../http/public-url.js'
+import type { PaidServiceName } from '../payment/catalog.js'
+import { PAYMENT_HEADERS } from '../payment/headers.js'
+import { readPaymentProof } from '../payment/proof-headers.js'
+import type { PaymentVerifier } from '../payment/payment-verifier.js'
+import { PAID_SERVICES } from '../payment/catalog.js'
+import { storedResource } from '../payment/stored-resource.js'
+import { checkWalletSignature } from '../payment/wallet-signature.js'
+import { decodePaymentHeader } from '../x402/payment-payload.js'
+import { encodeHeaderJson, readPaymentForm, X402_HEADERS } from '../x402/payment-headers.js'
+import type { X402Payments } from '../x402/x402-payments.js'
+import type { createHttpChallenges, HttpAnswer } from './http-challenges.js'
+import type { DeliveryCore, PaidDelivery } from './paid-delivery.js'
+import { refusal, refusalOf, type Refusal } from './refusal.js'
+
+export interface HttpDoorOptions {
+  core: DeliveryCore
+  proofs: PaymentVerifier
+  x402: Pick<X402Payments, 'verifyAndClaim' | 'settle'>
+  challenges: ReturnType<typeof createHttpChallenges>
+  publicBaseUrl: string | undefined
+  requireWalletSignature: boolean
+  /** Before any RPC work: throws (429) when the client's failed payments used up PROOF_FAILURE_LIMIT. */
+  checkFailureLimit: (client: string) => void
+  /** Counts a request that paid nothing. */
+  countUnpaid: (service: PaidServiceName) => void
+  /** Sets the headers every answer of the service carries (security, CORS, request id). */
+  setFixedHeaders: (request: FastifyRequest, reply: FastifyReply) => void
+}
+
+const PAID_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
+
+/**
+ * The HTTP door of the paid-delivery core: one preHandler (the gate) and one onSend hook per paid
+ * route. It only translates: payment headers in (proof headers, X-PAYMENT, PAYMENT-SIGNATURE),
+ * answers out (402 challenges, the receipt header of the form that paid). Verification, the claim,
+ * settlement and the record are the core's and the payment methods'.
+ */
+export function createHttpDoor (options: HttpDoorOptions) {
+  const { core, proofs, x402, challenges } = options
+
+  const resourceUrl = (request: FastifyRequest) => `${publicBaseUrl(request, options.publicBaseUrl)}${requestPath(request.url)}`
+
+  function send (reply: FastifyReply, answer: HttpAnswer) {
+    reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
+  }
+
+  /** Verifies and claims the request's payment: the delivery, or why not. */
+  async function open (request: FastifyRequest, service: PaidServiceName): Promise<PaidDelivery | Refusal | 'unpaid'> {
+    const form = readPaymentForm(request.headers)
+    if (form.kind === 'conflict') {
+      const headers = [...new Set(form.headers)]
+      return refusal('PAYMENT_FORMS_CONFLICT', `One payment per request: send either the proof headers or one x402 header, not ${headers.join(' + ')}`, { details: { headers } })
+    }
+    if (form.kind === 'x402') {
+      const decoded = decodePaymentHeader(form.header)
+      if ('rejection' in decoded) return refusal(decoded.rejection.code, decoded.rejection.message)
+      options.checkFailureLimit(request.ip)
+      const claim = await x402.verifyAndClaim(decoded.payload, service, { resource: resourceUrl(request), flow: form.flow })
+      if ('refused' in claim) return claim
+      return core.begin(claim, async () => await x402.settle(claim), request.ip)
+    }
+    const read = readPaymentProof(request.headers)
+    if ('absent' in read) return 'unpaid'
+    if ('rejection' in read) return refusal(read.rejection.code, read.rejection.message, { details: read.rejection.details })
+    options.checkFailureLimit(request.ip)
+    const header = request.headers[PAYMENT_HEADERS.walletSignature]
+    const binding = await checkWalletSignature(Array.isArray(header) ? header[0] : header, read.proof,
+      { method: request.method, path: requestPath(request.url).split('?')[0] }, options.requireWalletSignature)
+    if (binding !== undefined) return refusal(binding.code, binding.message)
+    const held = await proofs.verifyAndClaim(read.proof, service, PAID_SERVICES[service], storedResource(resourceUrl(request)))
+    if ('refused' in held) return held
+    return core.begin(held, async () => await proofs.settle(held), request.ip)
+  }
+
+  /** The outcome of a payment that came: held (the handler runs next) or answered here. */
+  async function admit (request: FastifyRequest, reply: FastifyReply, service: PaidServiceName): Promise<boolean> {
+    let opened: PaidDelivery | Refusal | 'unpaid'
+    try {
+      opened = await open(request, service)
+    } catch (error) {
+      const known = refusalOf(error)
+      if (known === undefined) throw error
+      opened = known
+    }
+    if (opened === 'unpaid') {
+      options.countUnpaid(service)
+      request.outcome = 'PAYMENT_REQUIRED'
+      send(reply, challenges.unpaid(service, request))
+      return false
+    }
+    if ('refused' in opened) {
+      request.outcome = opened.code
+      send(reply, challenges.refused(service, core.refused(service, request.ip, opened), request.id, resourceUrl(request)))
+      return false
+    }
+    hold(request, reply, opened, performance.now())
+    return true
+  }
+
+  // Watched only on requests that hold a claim, as Fastify's onRequestAbort would be, without its
+  // listener on every request (a 402 included). Once the answer is out or the client is gone, the
+  // payment leaves its audit row; a client that left before settlement gives the claim back.
+  function hold (request: FastifyRequest, reply: FastifyReply, delivery: PaidDelivery, startedAt: number): void {
+    request.payment = delivery
+    reply.raw.once('close', () => {
+      const gone = !reply.raw.writableFinished
+      const released = gone ? delivery.abort() : Promise.resolve()
+      released.then(async () => await delivery.record({ requestId: request.id, status: () => gone && delivery.outcome === 'CLIENT_ABORTED' ? 499 : reply.statusCode, startedAt }))
+        .catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'paid request not recorded'))
+    })
+  }
+
+  // Callback style: a request without any payment header (the flood unpaid traffic is) is answered
+  // synchronously, with no promise; only a payment goes through the asynchronous checks.
+  function gate (service: PaidServiceName): preHandlerHookHandler {
+    return function paymentGate (request, reply, done) {
+      options.setFixedHeaders(request, reply)
+      // HEAD never verifies, claims or spends anything: it answers like an unpaid GET.
+      if (request.method === 'HEAD' || readPaymentForm(request.headers).kind === 'none') {
+        options.countUnpaid(service)
+        request.outcome = 'PAYMENT_REQUIRED'
+        send(reply, challenges.unpaid(service, request))
+        return
+      }
+      admit(request, reply, service).then(held => { if (held) done() }, done)
+    }
+  }
+
+  /** The handler answered: a 2xx is settled (x402) or redeemed (proof) before a byte leaves; anything else gives the claim back. */
+  async function deliver (request: FastifyRequest, reply: FastifyReply, payload: unknown, delivery: PaidDelivery): Promise<unknown> {
+    if (reply.statusCode < 200 || reply.statusCode >= 300) {
+      await delivery.fail(request.outcome ?? 'HANDLER_FAILED')
+      return payload
+    }
+    const result = await delivery.complete()
+    if (result.refused !== true) {
+      reply.headers(PAID_ANSWER_HEADERS).header(...receiptHeader(delivery, result.receipt))
+      return payload
+    }
+    request.outcome = result.code
+    const answer = challenges.refused(delivery.payment.service, result, request.id, resourceUrl(request))
+    reply.code(answer.statusCode).headers(answer.headers)
+    return answer.body
+  }
+
+  const deliveryHook: onSendHookHandler = (request, reply, payload, done) => {
+    const delivery = request.payment
+    if (delivery === undefined || delivery.state !== 'held') done(null, payload)
+    else deliver(request, reply, payload, delivery).then(sent => done(null, sent), done)
+  }
+
+  return { gate, deliveryHook }
+}
+
+/** The receipt in the header of the form that paid: PAYMENT-RESPONSE (v2), else X-PAYMENT-RESPONSE (v1 and proofs). */
+function receiptHeader (delivery: PaidDelivery, receipt: Record<string, unknown>): [string, string] {
+  return [delivery.payment.flow === 'x402-v2' ? X402_HEADERS.responseV2 : X402_HEADERS.responseV1, encodeHeaderJson(receipt)]
+}

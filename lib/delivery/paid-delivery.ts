@@ -1,0 +1,172 @@
+import type { AuditFlow, AuditLog } from '../../db/audit-log.js'
+import type { PaymentClaims } from '../../db/payment-claims.js'
+import type { PaidServiceName } from '../payment/catalog.js'
+import { loggableError } from '../errors/loggable-error.js'
+import { refusal, refusalOf, type Refusal } from './refusal.js'
+
+/** A verified payment this request holds in the claim store: what every payment method hands the core. */
+export interface HeldPayment {
+  signature: string
+  claimId: string
+  /** The token owner who paid. */
+  payer: string
+  /** Base units the merchant receives. */
+  amount: bigint
+  service: PaidServiceName
+  flow: AuditFlow
+  /** The resource as stored (path and query, or the tool's URL). */
+  resource: string
+}
+
+/** What a delivered payment hands back to its door: the receipt its wire format carries. */
+export interface Settled {
+  refused?: false
+  receipt: Record<string, unknown>
+}
+
+/**
+ * How a payment method turns a held payment into money received: the proof headers redeem (the
+ * money moved before); x402 marks the claim sent, sends, waits for the chain, then redeems.
+ * Either way it answers Settled only if this holder redeemed the claim.
+ */
+export type SettlePayment = () => Promise<Settled | Refusal>
+
+export interface DeliveryCoreOptions {
+  claims: PaymentClaims
+  audit: AuditLog
+  /** The lease of a claim; renewed every third of it while the holder works. */
+  leaseMs: number
+  /** Counts a failure for the paying client (PROOF_FAILURE_LIMIT): a refused payment, or a handler failure for a held one. */
+  recordFailure: (client: string, code: string) => void
+  /** Unpaid requests and payments refused before a claim are counted, never stored one by one. */
+  countUnpaid: (service: PaidServiceName, code: string) => void
+  log: { warn: (details: object, message: string) => void, error: (details: object, message: string) => void }
+}
+
+/** Where a delivery stands: held (handler running), settling (money may move), done. */
+export type DeliveryState = 'held' | 'settling' | 'done'
+
+/** One paid delivery: the lifecycle every door drives (verify and claim happened before `begin`). */
+export interface PaidDelivery {
+  readonly payment: HeldPayment
+  readonly state: DeliveryState
+  /** DELIVERED, or the code the delivery ended with; 'PENDING' until then. */
+  readonly outcome: string
+  /** The handler answered: settle (or redeem) now. Settled only if this request may deliver. */
+  complete: () => Promise<Settled | Refusal>
+  /** The handler failed with `code`: the claim is given back (a sent one stays for the chain to decide). */
+  fail: (code: string) => Promise<void>
+  /** The client left before settlement: the claim is given back. Ignored once settlement started. */
+  abort: () => Promise<void>
+  /** The audit row of this payment (one per payment, replaced by later attempts), once per delivery, after settlement. */
+  record: (entry: { requestId: string, status: () => number, startedAt?: number }) => Promise<void>
+}
+
+/**
+ * The paid-delivery lifecycle, the same for the proof headers, x402 over HTTP (v1, v2) and MCP:
+ * claimed → (handler ran) → settled and redeemed → delivered, or given back. The claim's lease is
+ * renewed while the holder works; a holder that lost its claim never delivers (the store's
+ * redeem and markSent say so); a claim that may have sent money is never released by a failure
+ * or an abort, only by the chain's verdict (lib/x402/x402-payments.ts).
+ */
+export function createDeliveryCore (options: DeliveryCoreOptions) {
+  const { claims, audit, leaseMs, log } = options
+
+  /** A payment refused before any claim: counted (not stored), and against the client when it was its doing. */
+  function refused (service: PaidServiceName, client: string, answer: Refusal): Refusal {
+    options.countUnpaid(service, answer.code)
+    options.recordFailure(client, answer.code)
+    return answer
+  }
+
+  function begin (payment: HeldPayment, settle: SettlePayment, client: string): PaidDelivery {
+    let state: DeliveryState = 'held'
+    let outcome = 'PENDING'
+    let recorded = false
+    let settling: Promise<unknown> | undefined
+    const startedAt = performance.now()
+    const renewal = setInterval(() => {
+      claims.renew(payment.signature, payment.claimId, leaseMs).then(held => {
+        if (!held) log.warn({ signature: payment.signature }, 'the claim was taken over while this request worked; it will not deliver')
+      }, (error: unknown) => log.warn({ error: loggableError(error), signature: payment.signature }, 'claim lease not renewed'))
+    }, Math.max(1000, Math.floor(leaseMs / 3)))
+    renewal.unref()
+
+    function finish (code: string) {
+      state = 'done'
+      outcome = code
+      clearInterval(renewal)
+    }
+
+    // A release that fails (the database went away) leaves the claim held until its lease runs out,
+    // after which the same payment works again: logged, not thrown at the client.
+    async function giveBack (code: string) {
+      finish(code)
+      try {
+        await claims.release(payment.signature, payment.claimId)
+      } catch (error) {
+        log.warn({ error: loggableError(error), signature: payment.signature }, 'claim not released; it frees itself when its lease runs out')
+      }
+    }
+
+    return {
+      payment,
+      get state () { return state },
+      get outcome () { return outcome },
+
+      async complete () {
+        if (state !== 'held') return refusal('PAYMENT_IN_PROGRESS', 'This payment is no longer held by this request', { retryAfterSeconds: 1 })
+        state = 'settling'
+        let result: Settled | Refusal
+        try {
+          settling = settle()
+          result = await (settling as Promise<Settled | Refusal>)
+        } catch (error) {
+          // Not known to be spent: nothing is delivered, and the claim is given back (a sent one
+          // only ends its lease: the next attempt asks the chain).
+          result = refusalOf(error) ?? refusal('INTERNAL_ERROR', 'Internal server error; quote the request id when reporting it')
+          if (result.code === 'INTERNAL_ERROR') log.error({ error: loggableError(error), signature: payment.signature }, 'settlement failed')
+          await giveBack(result.code)
+          return result
+        }
+        finish(result.refused === true ? result.code : 'DELIVERED')
+        return result
+      },
+
+      async fail (code) {
+        if (state !== 'held') return
+        options.recordFailure(client, code)
+        await giveBack(code)
+      },
+
+      async abort () {
+        if (state !== 'held') return
+        await giveBack('CLIENT_ABORTED')
+      },
+
+      async record ({ requestId, status, startedAt: since }) {
+        if (recorded) return
+        recorded = true
+        // A client that left during settlement: the row says how the settlement ended.
+        await settling?.catch(() => {})
+        await audit.record({
+          requestId,
+          service: payment.service,
+          resource: payment.resource,
+          payer: payment.payer,
+          signature: payment.signature,
+          amount: payment.amount,
+          outcome,
+          verified: true,
+          status: status(),
+          latencyMs: performance.now() - (since ?? startedAt),
+          flow: payment.flow
+        }).catch((error: unknown) => log.error({ error: loggableError(error), signature: payment.signature, outcome }, 'audit row not written'))
+      }
+    }
+  }
+
+  return { begin, refused }
+}
+
+export type DeliveryCore = ReturnType<typeof createDeliveryCore>
