@@ -83,6 +83,8 @@ export function createHttpDoor (options: HttpDoorOptions) {
     } catch (error) {
       const known = refusalOf(error)
       if (known === undefined) throw error
+      // The node's or the store's failure, never the buyer's: a summary goes to the log.
+      if (known.statusCode >= 500) request.log.warn({ error: loggableError((error as { cause?: unknown }).cause ?? error), code: known.code }, 'request failed')
       opened = known
     }
     if (opened === 'unpaid') {
@@ -105,12 +107,16 @@ export function createHttpDoor (options: HttpDoorOptions) {
   // payment leaves its audit row; a client that left before settlement gives the claim back.
   function hold (request: FastifyRequest, reply: FastifyReply, delivery: PaidDelivery, startedAt: number): void {
     request.payment = delivery
-    reply.raw.once('close', () => {
+    const answered = () => {
+      reply.raw.off('finish', answered).off('close', answered)
       const gone = !reply.raw.writableFinished
-      const released = gone ? delivery.abort() : Promise.resolve()
-      released.then(async () => await delivery.record({ requestId: request.id, status: () => gone && delivery.outcome === 'CLIENT_ABORTED' ? 499 : reply.statusCode, startedAt }))
-        .catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'paid request not recorded'))
-    })
+      const record = async () => await delivery.record({ requestId: request.id, status: () => gone && delivery.outcome === 'CLIENT_ABORTED' ? 499 : reply.statusCode, startedAt })
+      // Written at once when the answer went out (tests and tools read it right after).
+      const recorded = gone ? delivery.abort().then(record) : record()
+      recorded.catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'paid request not recorded'))
+    }
+    // 'finish' when the answer went out (light-my-request emits only that), 'close' when the client left first.
+    reply.raw.once('finish', answered).once('close', answered)
   }
 
   // Callback style: a request without any payment header (the flood unpaid traffic is) is answered

@@ -148,7 +148,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
         if (recorded) return
         recorded = true
         // A client that left during settlement: the row says how the settlement ended.
-        await settling?.catch(() => {})
+        if (state === 'settling') await settling?.catch(() => {})
         await audit.record({
           requestId,
           service: payment.service,

@@ -70,7 +70,8 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
     }
     if ('refused' in claim) {
       const refused = core.refused(service, client, claim)
-      return refused.statusCode === 402 ? askPayment(reason(refused)) : errorResult(bodyOf(refused))
+      // A client held back by the failure limit is told so; every other refusal asks for payment again, with the reason.
+      return refused.code === 'RATE_LIMITED' ? errorResult(bodyOf(refused)) : askPayment(reason(refused))
     }
     const held = claim
     const delivery = core.begin(held, async () => await payments.settle(held), client)

@@ -96,10 +96,6 @@ export function checkPaymentTransaction (tx: PaymentTransaction, expected: Payme
   if (!accountKeys.slice(0, header.numRequiredSignatures).includes(expected.payer)) {
     return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet did not sign the payment transaction' } }
   }
-  // A signer is not enough (a fee payer signs too): the wallet must own the tokens that paid.
-  if (amountSpentBy(tx.meta, expected.payer, expected.mint) <= 0n) {
-    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet is not the owner of the tokens that paid' } }
-  }
 
   const paid = amountReceived(tx.meta, expected.payTo, expected.mint)
   if (paid < expected.price) {
@@ -113,6 +109,11 @@ export function checkPaymentTransaction (tx: PaymentTransaction, expected: Payme
         details: { paid: (paid > 0n ? paid : 0n).toString(), required: expected.price.toString() }
       }
     }
+  }
+
+  // A signer is not enough (a fee payer signs too): the wallet must own the tokens that paid.
+  if (amountSpentBy(tx.meta, expected.payer, expected.mint) <= 0n) {
+    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet is not the owner of the tokens that paid' } }
   }
 
   if (tx.blockTime === null) {
