@@ -36,8 +36,10 @@ export interface DeliveryCoreOptions {
   audit: AuditLog
   /** The lease of a claim; renewed every third of it while the holder works. */
   leaseMs: number
-  /** Counts a failure for the paying client (PROOF_FAILURE_LIMIT): a refused payment, or a handler failure for a held one. */
+  /** PROOF_FAILURE_LIMIT: counts a refused payment against the client when the refusal was its doing. */
   recordFailure: (client: string, code: string) => void
+  /** PROOF_FAILURE_LIMIT: counts a handler failure for a payment the client holds (replays of one payment against a failing handler are not free). */
+  countHandlerFailure: (client: string) => void
   /** Unpaid requests and payments refused before a claim are counted, never stored one by one. */
   countUnpaid: (service: PaidServiceName, code: string) => void
   log: { warn: (details: object, message: string) => void, error: (details: object, message: string) => void }
@@ -135,7 +137,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
 
       async fail (code) {
         if (state !== 'held') return
-        options.recordFailure(client, code)
+        options.countHandlerFailure(client)
         await giveBack(code)
       },
 

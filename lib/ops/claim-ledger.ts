@@ -2,11 +2,13 @@
  * The payment claims this process holds, kept by wrapping the store's claim operations (sync for
  * SQLite, async for PostgreSQL: both shapes pass through unchanged). At the end of a shutdown,
  * a claim still held belongs to a request that could not finish: giving it back makes the proof
- * usable at once, instead of after its lease.
+ * usable at once, instead of after its lease (a claim whose transaction may have been sent only
+ * ends its lease: the chain decides it).
  */
 interface ClaimOperations {
   // Method syntax: the store's claim takes a fuller request; only these two fields are read here.
-  claim (request: { signature: string, claimId: string }): unknown
+  claim (request: { signature: string, claimId: string, flow: string }): unknown
+  markSent (signature: string, claimId: string, leaseMs: number, now?: number): unknown
   redeem (signature: string, claimId: string, now?: number): unknown
   release (signature: string, claimId: string): unknown
 }
@@ -23,12 +25,13 @@ export function trackClaims (claims: ClaimOperations) {
   let refusing = false
   const claim = claims.claim.bind(claims)
   const redeem = claims.redeem.bind(claims)
+  const markSent = claims.markSent.bind(claims)
   const release = claims.release.bind(claims)
 
   claims.claim = (request) => {
     // After the final release nothing new is taken: the request hears 409 PAYMENT_IN_PROGRESS
     // (retry with the same proof), and its retry reaches a process that is not stopping.
-    if (refusing) return { claimed: false, status: 'pending' }
+    if (refusing) return { claimed: false, status: 'pending', flow: request.flow }
     return whenDone(claim(request), result => {
       if ((result as { claimed?: boolean }).claimed === true) held.set(request.claimId, request.signature)
     })
@@ -39,6 +42,8 @@ export function trackClaims (claims: ClaimOperations) {
     held.delete(claimId)
     return redeem(signature, claimId, now)
   }
+  // A revoked claim sends nothing: its request answers 409 and its retry reaches another process.
+  claims.markSent = (signature, claimId, leaseMs, now) => revoked.has(claimId) ? false : markSent(signature, claimId, leaseMs, now)
   claims.release = (signature, claimId) => {
     held.delete(claimId)
     return release(signature, claimId)

@@ -1,4 +1,3 @@
-import { AppError } from '../errors/app-error.js'
 import type { ErrorCode } from '../errors/error-codes.js'
 
 /** Codes a buyer can act on; every one answers with the payment requirements again. */
@@ -23,12 +22,4 @@ export interface PaymentRejection {
   code: PaymentErrorCode
   message: string
   details?: Record<string, unknown>
-}
-
-/** A failed payment check, carried to the gate, which renders it as a 402 (or 409) challenge. */
-export class PaymentError extends AppError {
-  constructor (readonly rejection: PaymentRejection, headers?: Record<string, string>) {
-    super(rejection.code, rejection.message, { details: rejection.details, headers })
-    this.name = 'PaymentError'
-  }
 }

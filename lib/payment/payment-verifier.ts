@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Address, Signature } from '@solana/kit'
 import type { PaymentClaims } from '../../db/payment-claims.js'
-import { callRpc, rpcUnavailable } from '../solana/rpc-errors.js'
+import { callRpc, isNodeError, rpcUnavailable } from '../solana/rpc-errors.js'
 import { transactionShapeProblem } from './transaction-shape.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import type { PaidServiceName, PaidService } from './catalog.js'
@@ -81,7 +81,10 @@ export function createPaymentVerifier (options: VerifierOptions) {
 
       const tx = await callRpc(async () => {
         await options.ensureNetwork()
-        return await lookUp(proof.signature)
+        return await lookUp(proof.signature).catch((error: unknown) => {
+          // The signature was checked well-formed: a JSON-RPC error about it is the node's failing.
+          throw isNodeError(error) ? rpcUnavailable(error) : error
+        })
       })
       if (tx === null) {
         return refusal('PAYMENT_NOT_FOUND', `No ${options.commitment} transaction with this signature; if it was just sent, retry in a few seconds`)

@@ -37,7 +37,12 @@ export function createProofFailureLimit (options: { limit: number, windowMs: num
 
     /** Counts a refusal against the client when it says the proof was bad. */
     record (client: string, code: string): void {
-      if (options.limit === 0 || !isFailedProof(code)) return
+      if (isFailedProof(code)) this.count(client)
+    },
+
+    /** Counts a failure against the client whatever its code: a handler that failed for a payment it holds. */
+    count (client: string): void {
+      if (options.limit === 0) return
       if (windows.size >= SWEEP_AT) for (const [key] of windows) if (current(key) === undefined) windows.delete(key)
       const window = current(client)
       if (window === undefined) windows.set(client, { start: now(), failures: 1 })

@@ -52,6 +52,17 @@ export function rpcUnavailable (cause: unknown): AppError {
     { cause, headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
 }
 
+/**
+ * Any JSON-RPC error the node answered (-32700 to -32000). For a request this service built from
+ * checked input (a well-formed signature, say), even "invalid params" is the node's failing, not
+ * the buyer's: the paid path answers it 503 like an unavailable node.
+ */
+export function isNodeError (error: unknown): boolean {
+  if (!isSolanaError(error)) return false
+  const code = error.context.__code
+  return typeof code === 'number' && code >= -32700 && code <= -32000
+}
+
 /** Runs one RPC call; a failure of the node or the network becomes the 503 RPC_UNAVAILABLE answer. */
 export async function callRpc<T> (call: () => Promise<T>): Promise<T> {
   try {

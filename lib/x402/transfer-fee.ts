@@ -26,7 +26,7 @@ export function createTransferFeeReader (rpc: SolanaRpc, mint: Address) {
     let found: TransferFee[] = []
     if (value !== null && value.owner === TOKEN_2022_PROGRAM_ADDRESS) {
       const decoded = decodeMint({ address: mint, ...value, data: Buffer.from(value.data[0], 'base64') } as never)
-      const extensions = (decoded.data.extensions as { __option: string, value?: Array<Record<string, unknown>> })
+      const extensions = decoded.data.extensions as { __option: string, value?: Array<Record<string, unknown>> }
       for (const extension of extensions.__option === 'Some' ? extensions.value ?? [] : []) {
         if (extension.__kind === 'TransferFeeConfig') found = [extension.olderTransferFee as TransferFee, extension.newerTransferFee as TransferFee]
       }

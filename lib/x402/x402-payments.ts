@@ -156,9 +156,9 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     let status: ChainStatus
     try {
       status = await chainStatus(rpc, held.signature, commitment)
-    } catch (error) {
-      await claims.release(held.signature, held.claimId)
-      return refusalOf(error) ?? rpcDown()
+    } catch {
+      // The node cannot say: the payment may have moved, so the answer is pending, never "nothing charged".
+      return await pending(held)
     }
     if (status.state === 'landed' || status.state === 'processing') return { ...held, onChain: true }
     if (status.state === 'failed') {

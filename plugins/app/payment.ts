@@ -55,6 +55,7 @@ export default fp(async (fastify) => {
     audit: store.audit,
     leaseMs: config.PAYMENT_LEASE_SECONDS * 1000,
     recordFailure: (client, code) => failureLimit.record(client, code),
+    countHandlerFailure: client => failureLimit.count(client),
     countUnpaid: (service, code) => store.audit.countUnpaid(service, code),
     log: fastify.log
   })

@@ -21,7 +21,10 @@ t.test('two instances on one PostgreSQL database', async t => {
     DATABASE_URL: await postgres.createDatabase(t),
     PRICE_API_URL: priceApi.url,
     PRICE_CACHE_TTL_MS: '0',
-    PAYMENT_LEASE_SECONDS: '5', UPSTREAM_TIMEOUT_MS: '1000', RPC_TIMEOUT_MS: '1000', X402_SETTLEMENT_TIMEOUT_MS: '1000'
+    PAYMENT_LEASE_SECONDS: '5',
+    UPSTREAM_TIMEOUT_MS: '1000',
+    RPC_TIMEOUT_MS: '1000',
+    X402_SETTLEMENT_TIMEOUT_MS: '1000'
   })
   const instances = [await build(t, env), await build(t, env)]
   const [a, b] = instances

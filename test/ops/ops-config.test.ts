@@ -21,13 +21,25 @@ t.test('the close grace covers the longest paid request: derived when unset, ref
   t.equal(loadConfig({ PAYMENT_ADDRESS }).closeGraceMs, 10_000 + 20_000 + 40_000 + 1000)
   t.equal(loadConfig({ PAYMENT_ADDRESS, RPC_TIMEOUT_MS: '2000', UPSTREAM_TIMEOUT_MS: '3000', PAYMENT_NOT_FOUND_WAIT_MS: '1500' }).closeGraceMs,
     2000 + 1500 + Math.max(2 * 3000 + 1000, 2 * 2000) + 2000 + 30_000 + 1000, 'the not-found wait and each timeout count')
-  t.equal(loadConfig({ PAYMENT_ADDRESS, DATA_RPC_TIMEOUT_MS: '30000' }).closeGraceMs, 10_000 + 60_000 + 40_000 + 1000, 'the data RPC timeout counts')
+  t.equal(loadConfig({ PAYMENT_ADDRESS, DATA_RPC_TIMEOUT_MS: '30000', PAYMENT_LEASE_SECONDS: '100' }).closeGraceMs, 10_000 + 60_000 + 40_000 + 1000, 'the data RPC timeout counts')
   t.equal(loadConfig({ PAYMENT_ADDRESS, X402_SETTLEMENT_TIMEOUT_MS: '5000' }).closeGraceMs, 10_000 + 20_000 + 15_000 + 1000, 'the settlement timeout counts')
   t.equal(loadConfig({ PAYMENT_ADDRESS, CLOSE_GRACE_MS: '75000' }).closeGraceMs, 75_000, 'a long enough grace is kept')
   t.same(problemsOf({ CLOSE_GRACE_MS: '3000' }), [
     'CLOSE_GRACE_MS: 3000 is shorter than the longest paid request, 70000 ms (verification 10000 + handler 20000 + settlement 40000); ' +
     'raise it, lower those timeouts, or leave it unset to derive it'
   ])
+})
+
+t.test('the claim lease covers what a paid request holds its payment for: the handler and the settlement', async (t) => {
+  t.equal(loadConfig({ PAYMENT_ADDRESS }).PAYMENT_LEASE_SECONDS, 90, 'the default covers the default timeouts (20 s + 40 s)')
+  t.same(problemsOf({ PAYMENT_LEASE_SECONDS: '30' }), [
+    'PAYMENT_LEASE_SECONDS: 30 s is shorter than a paid request holds its payment, 60000 ms (handler 20000 + settlement 40000); raise it or lower those timeouts'
+  ])
+  t.same(problemsOf({ DATA_RPC_TIMEOUT_MS: '60000' }), [
+    'PAYMENT_LEASE_SECONDS: 90 s is shorter than a paid request holds its payment, 160000 ms (handler 120000 + settlement 40000); raise it or lower those timeouts'
+  ], 'a longer timeout needs a longer lease')
+  t.equal(loadConfig({ PAYMENT_ADDRESS, PAYMENT_LEASE_SECONDS: '5', UPSTREAM_TIMEOUT_MS: '1000', RPC_TIMEOUT_MS: '1000', X402_SETTLEMENT_TIMEOUT_MS: '1000' }).PAYMENT_LEASE_SECONDS, 5,
+    'short timeouts allow a short lease')
 })
 
 t.test('a new step of a paid request is one more phase', async (t) => {

@@ -1,0 +1,392 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
+import {
+  createKeyPairSignerFromBytes,
+  createSolanaRpc,
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getTransactionDecoder,
+  isSolanaError,
+  signBytes,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+  type Address,
+  type KeyPairSigner,
+  type Signature
+} from '@solana/kit'
+import type { FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { AppError } from '../../lib/errors/app-error.js'
+import { PAID_SERVICES } from '../../lib/payment/catalog.js'
+import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
+import { startClusterRpc } from '../fixtures/cluster-rpc.js'
+import { startPaidChain, type PaidChain } from '../fixtures/paid-chain.js'
+import { FEE_PAYER_LAMPORTS } from '../fixtures/x402-merchant.js'
+import { buildExactPayment, paymentRequiredOf, v2Header } from '../fixtures/x402-payment.js'
+import { build, sqliteOf } from '../helper.js'
+
+const PRICE = PAID_SERVICES['fetch-price'].price
+const BUYER_TOKENS = 10_000_000n
+const DATA = { delivered: true }
+
+/** Short timeouts: a lease of 5 s covers the handler and the settlement (config checks it). */
+const SHORT_TIMEOUTS = { UPSTREAM_TIMEOUT_MS: '1000', RPC_TIMEOUT_MS: '1000', PAYMENT_LEASE_SECONDS: '5' }
+
+type Handler = () => Promise<unknown>
+
+/**
+ * A merchant as startX402Merchant makes it, but talking to its chain through the cluster proxy
+ * (test/fixtures/cluster-rpc.ts): the proxy must exist before the merchant is built. Balances are
+ * read on the chain itself, never through the proxy. `/test/paid` sells fetch-price and runs
+ * whatever `handler` is at the time.
+ */
+async function startMerchant (t: Test, env: Record<string, string>) {
+  const paid = await startPaidChain(t)
+  const cluster = await startClusterRpc(t, paid.chain.url)
+  const dir = mkdtempSync(join(tmpdir(), 'x402-settlement-states-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const feePayerPath = join(dir, 'fee-payer.json')
+  const bytes = generateKeypairBytes()
+  writeKeypairFile(feePayerPath, bytes)
+  const feePayer = await createKeyPairSignerFromBytes(bytes)
+  await paid.chain.airdrop(feePayer.address, FEE_PAYER_LAMPORTS)
+  const route: { handler: Handler } = { handler: async () => DATA }
+  const app = await build(t, {
+    ...paid.env,
+    SOLANA_RPC_URL: cluster.url,
+    X402_NETWORK: 'solana-devnet',
+    X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath,
+    ...SHORT_TIMEOUTS,
+    ...env
+  }, (app: FastifyInstance) => {
+    app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => await route.handler())
+  })
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const required = paymentRequiredOf((await fetch(`${url}/test/paid`)).headers)
+
+  async function tokenBalance (owner: Address): Promise<bigint> {
+    const [ata] = await findAssociatedTokenPda({ owner, mint: paid.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    const account = await paid.chain.rpc.getTokenAccountBalance(ata, { commitment: 'confirmed' }).send().catch(() => undefined)
+    return account === undefined ? 0n : BigInt(account.value.amount)
+  }
+  const solBalance = async (owner: Address) => (await paid.chain.rpc.getBalance(owner, { commitment: 'confirmed' }).send()).value
+
+  /** A new `exact` payment of the price from `buyer`: its v2 header and its transaction id (the fee payer's signature). */
+  async function payment (buyer: KeyPairSigner) {
+    const tx = await buildExactPayment(paid, { buyer, feePayer: feePayer.address, amount: PRICE })
+    return { tx, header: v2Header(tx, required.accepts[0], required.resource), signature: await feePayerSignatureOf(feePayer, tx) }
+  }
+
+  /** One paid GET with a payment header: status, code, the body and the receipt header. */
+  async function get (header: string) {
+    const res = await fetch(`${url}/test/paid`, { headers: { 'payment-signature': header } })
+    const body = await res.json() as Record<string, unknown>
+    const receipt = res.headers.get('payment-response')
+    return {
+      status: res.status,
+      code: body.code as string | undefined,
+      message: typeof body.message === 'string' ? body.message : '',
+      body,
+      retryAfter: res.headers.get('retry-after'),
+      receipt: receipt === null ? null : JSON.parse(Buffer.from(receipt, 'base64').toString('utf8')) as Record<string, unknown>
+    }
+  }
+
+  /** Token balances of the buyer and the merchant, and the fee payer's lamports, as the chain has them. */
+  async function balances (buyer: Address) {
+    return {
+      buyer: await tokenBalance(buyer),
+      merchant: await tokenBalance(paid.merchant.address),
+      feePayer: await solBalance(feePayer.address)
+    }
+  }
+
+  return { paid, cluster, app, url, feePayer, route, payment, get, balances, tokenBalance }
+}
+
+async function feePayerSignatureOf (feePayer: KeyPairSigner, wire: string): Promise<string> {
+  const { messageBytes } = getTransactionDecoder().decode(Buffer.from(wire, 'base64'))
+  return getBase58Decoder().decode(new Uint8Array(await signBytes(feePayer.keyPair.privateKey, messageBytes)))
+}
+
+/** The chain's own record of a transaction (read on the chain, not through the proxy). */
+async function onChain (paid: PaidChain, signature: string) {
+  const { value } = await paid.chain.rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
+  return value[0]
+}
+
+/** The fee the chain charged for a transaction (its fee payer paid it, landed or failed). */
+async function feeOf (paid: PaidChain, signature: string): Promise<bigint> {
+  const record = await paid.chain.rpc.getTransaction(signature as Signature, { maxSupportedTransactionVersion: 0, encoding: 'json' }).send()
+  if (record?.meta === null || record?.meta === undefined) throw new Error(`no transaction ${signature} on chain`)
+  return BigInt(record.meta.fee)
+}
+
+async function until (check: () => Promise<boolean> | boolean, timeoutMs = 5000) {
+  const start = performance.now()
+  while (!(await check())) {
+    if (performance.now() - start > timeoutMs) throw new Error('timed out')
+    await sleep(5)
+  }
+}
+
+const claimStatus = async (app: FastifyInstance, signature: string) => (await app.store.claims.status(signature))?.status
+
+t.test('a landed transaction is never read as refused: re-sends the node calls AlreadyProcessed are sends', async (t) => {
+  const m = await startMerchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '300' })
+  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
+  const { header, signature, tx } = await m.payment(buyer)
+  const before = await m.balances(buyer.address)
+  m.cluster.landAfter(50)
+
+  // The node cannot tell the status: the merchant cannot know it landed.
+  m.cluster.failStatuses(true)
+  const first = await m.get(header)
+  t.equal(first.status, 503)
+  t.equal(first.code, 'X402_SETTLEMENT_PENDING', first.message)
+  t.ok(Number(first.retryAfter) >= 1, 'Retry-After')
+  t.equal(first.receipt, null, 'no receipt')
+  t.notOk('delivered' in first.body, 'no data')
+  await until(async () => (await onChain(m.paid, signature)) !== null)
+  t.equal((await onChain(m.paid, signature))?.err, null, 'landed, and succeeded')
+  t.equal(await claimStatus(m.app, signature), 'sent', 'the claim is kept for the chain to decide')
+
+  // Retried while the node still cannot say: not a 402, the claim kept, and the buyer is not told
+  // that nothing was charged (the tokens moved: a buyer who believed it would pay a second time).
+  const unknown = await m.get(header)
+  m.cluster.failStatuses(false)
+  t.equal(unknown.status, 503, 'the node cannot tell: 503, not 402')
+  t.equal(unknown.code, 'RPC_UNAVAILABLE', unknown.message)
+  t.notOk('delivered' in unknown.body)
+  t.equal(await claimStatus(m.app, signature), 'sent', 'still kept for the chain to decide')
+  t.notMatch(unknown.message, /nothing was charged/, 'no claim that nothing was charged, after the money moved')
+
+  // A lagging node: the retry finds no status, re-sends, and the node says AlreadyProcessed.
+  m.cluster.hideStatuses(true)
+  for (let i = 0; i < 3; i++) {
+    const sends = m.cluster.calls('sendTransaction')
+    const retry = await m.get(header)
+    t.equal(retry.status, 503, `retry ${i + 1}: not a 402`)
+    t.equal(retry.code, 'X402_SETTLEMENT_PENDING', retry.message)
+    t.equal(retry.receipt, null)
+    t.notOk('delivered' in retry.body)
+    t.equal(m.cluster.calls('sendTransaction'), sends + 1, 'it was sent again')
+    t.equal(await claimStatus(m.app, signature), 'sent')
+  }
+  t.equal(m.cluster.forwardedSends(), 1, 'landed once')
+
+  // What the node answered those re-sends: the chain already holds the transaction.
+  const { messageBytes, signatures } = getTransactionDecoder().decode(Buffer.from(tx, 'base64'))
+  const signed = getBase64EncodedWireTransaction({
+    messageBytes,
+    signatures: { ...signatures, [m.feePayer.address]: new Uint8Array(await signBytes(m.feePayer.keyPair.privateKey, messageBytes)) }
+  } as never)
+  const refused = await createSolanaRpc(m.cluster.url).sendTransaction(signed, { encoding: 'base64' }).send().then(() => undefined, (error: unknown) => error)
+  t.ok(isSolanaError(refused, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) &&
+    isSolanaError(refused.cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED), 'the node answers a re-send: AlreadyProcessed')
+
+  m.cluster.hideStatuses(false)
+  const delivered = await m.get(header)
+  t.equal(delivered.status, 200, 'delivered once the node sees it')
+  t.same(delivered.body, DATA)
+  t.match(delivered.receipt, { success: true, transaction: signature, payer: buyer.address })
+  t.equal(await claimStatus(m.app, signature), 'redeemed')
+  const again = await m.get(header)
+  t.equal(again.status, 402)
+  t.equal(again.code, 'PAYMENT_ALREADY_USED')
+
+  const after = await m.balances(buyer.address)
+  t.equal(m.cluster.forwardedSends(), 1, 'one transfer reached the chain')
+  t.equal(after.merchant - before.merchant, PRICE, 'the merchant got the price once')
+  t.equal(before.buyer - after.buyer, PRICE, 'the buyer paid it once')
+  t.equal(before.feePayer - after.feePayer, await feeOf(m.paid, signature), 'the fee payer paid one fee')
+})
+
+t.test('pending, then a lagging node: 503 pending until the node sees it, then the delivery, once', async (t) => {
+  const m = await startMerchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '100' })
+  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
+  const { header, signature } = await m.payment(buyer)
+  const before = await m.balances(buyer.address)
+  m.cluster.landAfter(400)
+
+  const first = await m.get(header)
+  t.equal(first.status, 503)
+  t.equal(first.code, 'X402_SETTLEMENT_PENDING', first.message)
+  t.ok(Number(first.retryAfter) >= 1, 'Retry-After')
+  t.equal(first.receipt, null)
+  t.notOk('delivered' in first.body)
+
+  m.cluster.hideStatuses(true)
+  const early = await m.get(header)
+  t.equal(early.status, 503, 'still on its way: pending, not 402')
+  t.equal(early.code, 'X402_SETTLEMENT_PENDING', early.message)
+  t.notOk('delivered' in early.body)
+
+  await until(async () => (await onChain(m.paid, signature)) !== null)
+  t.equal((await onChain(m.paid, signature))?.err, null, 'landed')
+  for (let i = 0; i < 2; i++) {
+    const lagging = await m.get(header)
+    t.equal(lagging.status, 503, 'landed, the node lags: pending, not 402')
+    t.equal(lagging.code, 'X402_SETTLEMENT_PENDING', lagging.message)
+    t.equal(lagging.receipt, null)
+    t.notOk('delivered' in lagging.body)
+  }
+
+  m.cluster.hideStatuses(false)
+  const delivered = await m.get(header)
+  t.equal(delivered.status, 200)
+  t.same(delivered.body, DATA)
+  t.match(delivered.receipt, { success: true, transaction: signature, payer: buyer.address }, 'PAYMENT-RESPONSE')
+  const again = await m.get(header)
+  t.equal(again.status, 402)
+  t.equal(again.code, 'PAYMENT_ALREADY_USED')
+
+  await sleep(500) // a re-send still waiting to land would land by now
+  const after = await m.balances(buyer.address)
+  t.equal(m.cluster.forwardedSends(), 1, 'one transfer on chain')
+  t.equal(after.merchant - before.merchant, PRICE)
+  t.equal(before.buyer - after.buyer, PRICE)
+  t.equal(before.feePayer - after.feePayer, await feeOf(m.paid, signature), 'one fee')
+})
+
+t.test('pending, then one transient handler error on the retry: the handler\'s 503, then the delivery; never a 402', async (t) => {
+  const m = await startMerchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '100' })
+  let failNext = false
+  let handled = 0
+  m.route.handler = async () => {
+    handled++
+    if (failNext) {
+      failNext = false
+      throw new AppError('UPSTREAM_UNAVAILABLE', 'the price source is busy', { headers: { 'retry-after': '1' } })
+    }
+    return DATA
+  }
+  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
+  const { header, signature } = await m.payment(buyer)
+  const before = await m.balances(buyer.address)
+  m.cluster.landAfter(300)
+
+  const first = await m.get(header)
+  t.equal(first.status, 503)
+  t.equal(first.code, 'X402_SETTLEMENT_PENDING', first.message)
+  t.notOk('delivered' in first.body)
+  await until(async () => (await onChain(m.paid, signature)) !== null)
+  t.equal((await m.balances(buyer.address)).merchant - before.merchant, PRICE, 'the tokens moved')
+
+  failNext = true
+  const failed = await m.get(header)
+  t.equal(failed.status, 503, 'the handler\'s answer')
+  t.equal(failed.code, 'UPSTREAM_UNAVAILABLE', failed.message)
+  t.equal(failed.receipt, null)
+  t.notOk('delivered' in failed.body)
+  t.equal(await claimStatus(m.app, signature), 'sent', 'the handler\'s failure did not free a payment whose money moved')
+
+  const delivered = await m.get(header)
+  t.equal(delivered.status, 200)
+  t.same(delivered.body, DATA)
+  t.match(delivered.receipt, { success: true, transaction: signature })
+  const again = await m.get(header)
+  t.equal(again.status, 402)
+  t.equal(again.code, 'PAYMENT_ALREADY_USED')
+  t.equal(handled, 3, 'the handler ran for the pending answer, the failure and the delivery')
+
+  const after = await m.balances(buyer.address)
+  t.equal(m.cluster.forwardedSends(), 1, 'one transfer')
+  t.equal(after.merchant - before.merchant, PRICE)
+  t.equal(before.buyer - after.buyer, PRICE)
+  t.equal(before.feePayer - after.feePayer, await feeOf(m.paid, signature))
+})
+
+t.test('a holder that lost its claim never delivers and sends nothing', async (t) => {
+  const m = await startMerchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '1000' })
+  let entered!: () => void
+  const inHandler = new Promise<void>(resolve => { entered = resolve })
+  let unblock!: () => void
+  const blocked = new Promise<void>(resolve => { unblock = resolve })
+  m.route.handler = async () => {
+    entered()
+    await blocked
+    return DATA
+  }
+  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
+  const { header, signature } = await m.payment(buyer)
+  const before = await m.balances(buyer.address)
+
+  const answer = m.get(header)
+  await inHandler
+  const stored = sqliteOf(m.app).prepare('SELECT signature FROM payment_claims WHERE payer = ?').pluck().get(buyer.address) as string
+  t.equal(stored, signature, 'the claim is on the transaction id, the fee payer\'s signature')
+  // A time far in the future: the holder's lease looks expired, the intruder takes the claim over.
+  const taken = await m.app.store.claims.claim({
+    signature: stored, claimId: 'intruder', flow: 'x402', service: 'fetch-price', payer: buyer.address, amount: PRICE, resource: '/test/paid', leaseMs: 60_000, now: Date.now() + 10 * 60_000
+  })
+  t.same(taken, { claimed: true, sent: false }, 'taken over')
+  unblock()
+
+  const res = await answer
+  t.equal(res.status, 409)
+  t.equal(res.code, 'PAYMENT_IN_PROGRESS', res.message)
+  t.notOk('delivered' in res.body, 'no data')
+  t.equal(res.receipt, null, 'no receipt')
+
+  await sleep(300)
+  t.equal(m.cluster.calls('sendTransaction'), 0, 'it sent nothing')
+  t.equal(m.cluster.forwardedSends(), 0)
+  t.equal(await onChain(m.paid, signature), null, 'nothing on chain')
+  t.same(await m.balances(buyer.address), before, 'no token and no lamport moved')
+  t.same(sqliteOf(m.app).prepare('SELECT claim_id AS claimId, status FROM payment_claims WHERE signature = ?').get(signature),
+    { claimId: 'intruder', status: 'pending' }, 'the intruder still holds it, untouched by the loser')
+})
+
+t.test('failed on chain: 402 X402_SETTLEMENT_FAILED, balances as the chain says, the claim gone, a new payment works', async (t) => {
+  const m = await startMerchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '1000' })
+  const buyer = await m.paid.newBuyer(PRICE)
+  const elsewhere = await m.paid.newBuyer(0n)
+  const { header, signature } = await m.payment(buyer)
+  const before = await m.balances(buyer.address)
+  m.cluster.landAfter(400)
+
+  // The merchant waits for confirmation only once the node's preflight passed and answered.
+  const statusLooks = m.cluster.calls('getSignatureStatuses')
+  const answer = m.get(header)
+  await until(() => m.cluster.calls('getSignatureStatuses') > statusLooks)
+  t.equal(m.cluster.calls('sendTransaction'), 1, 'sent, preflight passed')
+  // The buyer moves its tokens away on the chain before the merchant's transaction lands.
+  await m.paid.pay(buyer, PRICE, { to: elsewhere.address })
+  t.equal(await onChain(m.paid, signature), null, 'the merchant\'s transaction had not landed yet')
+
+  const res = await answer
+  t.equal(res.status, 402)
+  t.equal(res.code, 'X402_SETTLEMENT_FAILED', res.message)
+  t.match(res.message, /failed on chain/)
+  t.match(res.message, /did not move/)
+  t.equal(res.receipt, null)
+  t.notOk('delivered' in res.body)
+  t.not((await onChain(m.paid, signature))?.err, null, 'it landed and failed')
+  t.equal(m.cluster.forwardedSends(), 1)
+
+  const after = await m.balances(buyer.address)
+  t.equal(after.buyer, 0n, 'the buyer\'s tokens went where the buyer sent them')
+  t.equal(await m.tokenBalance(elsewhere.address), PRICE)
+  t.equal(after.merchant, before.merchant, 'the merchant got nothing')
+  t.equal(before.feePayer - after.feePayer, await feeOf(m.paid, signature), 'the fee payer paid the failed transaction\'s fee, as on a cluster')
+  t.equal(await claimStatus(m.app, signature), undefined, 'the claim is gone')
+
+  // The failed payload again moves nothing (its transaction can never land twice).
+  await m.paid.chain.mintTo(m.paid.mint, buyer.address, PRICE)
+  const replay = await m.get(header)
+  t.equal(replay.status, 402, `the failed payload again: ${replay.code ?? ''}`)
+  t.notOk('delivered' in replay.body)
+
+  const fresh = await m.payment(buyer)
+  const paidAgain = await m.get(fresh.header)
+  t.equal(paidAgain.status, 200, 'a new payment works')
+  t.same(paidAgain.body, DATA)
+  t.match(paidAgain.receipt, { success: true, transaction: fresh.signature })
+  const last = await m.balances(buyer.address)
+  t.equal(last.buyer, 0n)
+  t.equal(last.merchant - before.merchant, PRICE, 'the merchant got the price once, for the new payment')
+})
