@@ -159,7 +159,7 @@ t.test('a landed transaction is never read as refused: re-sends the node calls A
   const unknown = await m.get(header)
   m.cluster.failStatuses(false)
   t.equal(unknown.status, 503, 'the node cannot tell: 503, not 402')
-  t.equal(unknown.code, 'RPC_UNAVAILABLE', unknown.message)
+  t.equal(unknown.code, 'X402_SETTLEMENT_PENDING', unknown.message)
   t.notOk('delivered' in unknown.body)
   t.equal(await claimStatus(m.app, signature), 'sent', 'still kept for the chain to decide')
   t.notMatch(unknown.message, /nothing was charged/, 'no claim that nothing was charged, after the money moved')
