@@ -20,12 +20,11 @@ function errorCodeOf (error: unknown): string | undefined {
 export function isRpcUnavailable (error: unknown): boolean {
   if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) return true
   if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__INTERNAL_ERROR)) return true
-  // JSON-RPC errors (-32000 to -32099: node unhealthy or behind, history not available, a
-  // load-balanced node behind the one that served the previous read, ...; -32600 to -32700: a
-  // node that could not read a well-formed request) are the node's state, never the buyer's doing.
+  // JSON-RPC server errors (-32000 to -32099: node unhealthy or behind, history not available,
+  // a load-balanced node behind the one that served the previous read, ...) are the node's state.
   if (isSolanaError(error)) {
     const code = error.context.__code
-    if (typeof code === 'number' && code >= -32700 && code <= -32000) return true
+    if (code >= -32099 && code <= -32000) return true
   }
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const name = (e as { name?: unknown }).name
