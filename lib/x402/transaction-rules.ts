@@ -29,6 +29,7 @@ export const MAX_COMPUTE_UNIT_LIMIT = 200_000
 const SET_COMPUTE_UNIT_LIMIT = 2
 const SET_COMPUTE_UNIT_PRICE = 3
 const TRANSFER_CHECKED = 12
+const LAMPORTS_PER_SIGNATURE = 5000n
 /** The payer signs as token owner, the merchant as fee payer: nobody else. */
 const MAX_SIGNERS = 2
 
@@ -50,6 +51,8 @@ export interface CheckedTransfer {
   amount: bigint
   /** recent blockhash the transaction lives by */
   blockhash: string
+  /** What the fee payer is charged when it lands, success or failure: the signature fees and the priority fee. */
+  feeLamports: bigint
 }
 
 const transactionDecoder = getTransactionDecoder()
@@ -152,7 +155,8 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
 
   const blockhash = 'blockhash' in message.lifetimeConstraint ? message.lifetimeConstraint.blockhash : undefined
   if (blockhash === undefined) return reject('X402_TRANSACTION_NOT_ALLOWED', 'durable nonce transactions are not accepted')
-  return { transfer: { transaction, payer: authority, amount, blockhash } }
+  const feeLamports = BigInt(compiled.header.numSignerAccounts) * LAMPORTS_PER_SIGNATURE + priorityFee
+  return { transfer: { transaction, payer: authority, amount, blockhash, feeLamports } }
 }
 
 /** What the fee payer pays on top of the signature fees: the unit limit times the unit price, rounded up. */

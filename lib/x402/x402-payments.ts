@@ -55,6 +55,9 @@ export interface X402PaymentsOptions {
   ensureNetwork?: () => Promise<void>
 }
 
+/** What one settlement cost the fee payer, for operators: landed (delivered or failed on chain) or refused before it was sent. */
+interface FeePayerSpend { outcome: 'none' | 'delivered' | 'failed_on_chain' | 'refused_at_send' }
+
 const IN_PROGRESS_RETRY_SECONDS = 1
 const UNFUNDED_RETRY_SECONDS = 30
 const RPC_RETRY_SECONDS = 2
@@ -288,28 +291,35 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   /** Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder redeemed. */
   async function settle (claim: X402Claim): Promise<Settled | Refusal> {
     const startedAt = performance.now()
-    const result = await sendAndConfirm(claim)
+    const spend: FeePayerSpend = { outcome: 'none' }
+    const result = await sendAndConfirm(claim, spend)
     publishSettlement({
       service: claim.service,
       flow: claim.flow,
       outcome: result.refused !== true ? 'settled' : result.code === 'X402_SETTLEMENT_PENDING' ? 'pending' : 'failed',
-      durationMs: performance.now() - startedAt
+      durationMs: performance.now() - startedAt,
+      feePayer: spend.outcome === 'none' ? undefined : { outcome: spend.outcome, lamports: spend.outcome === 'refused_at_send' ? 0n : claim.transfer.feeLamports }
     })
     return result
   }
 
-  async function sendAndConfirm (claim: X402Claim): Promise<Settled | Refusal> {
+  async function sendAndConfirm (claim: X402Claim, spend: FeePayerSpend): Promise<Settled | Refusal> {
     // The mark comes first: from here on, money may move, and nothing but the chain frees the claim.
     if (!await claims.markSent(claim.signature, claim.claimId, options.leaseMs)) return inProgress()
     if (!claim.onChain) {
       const refused = await send(claim, !claim.mayHaveBeenSent)
-      if (refused !== undefined) return refused
+      if (refused !== undefined) {
+        if (refused.code !== 'X402_SETTLEMENT_PENDING') spend.outcome = 'refused_at_send'
+        return refused
+      }
     }
     const status = await awaitConfirmation(rpc, claim.signature, commitment, options.settlementTimeoutMs)
     if (status.state === 'failed') {
+      spend.outcome = 'failed_on_chain'
       return await nothingMoved(claim, refusal('X402_SETTLEMENT_FAILED', `the transaction failed on chain (${status.error.slice(0, 200)}); your tokens did not move`))
     }
     if (status.state !== 'landed') return await pending(claim)
+    spend.outcome = 'delivered'
     // The money moved. Deliver only if this request still holds the claim: another holder that
     // took it over meanwhile delivers instead.
     if (!await claims.redeem(claim.signature, claim.claimId)) return inProgress()

@@ -11,7 +11,7 @@ const SIGNATURE_FEE = 5000n
 // it, each read on chain: the fee payer's lamports, the merchant's and the buyer's tokens.
 t.test('the fee payer pays at most the cap per payment, and a wallet that makes settlements fail is held back', async t => {
   let hold: Promise<void> | undefined
-  const m = await startX402Merchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '1000', PROOF_FAILURE_LIMIT: '0' }, (app) => {
+  const m = await startX402Merchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '1000', PROOF_FAILURE_LIMIT: '0', METRICS_ENABLED: 'true', METRICS_TOKEN: 'a-metrics-token-of-32-characters-at-least-0123456789' }, (app) => {
     app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => {
       await hold
       return { delivered: true }
@@ -74,6 +74,15 @@ t.test('the fee payer pays at most the cap per payment, and a wallet that makes 
     const honest = await m.paid.newBuyer(10_000_000n)
     t.equal((await pay(await headerFor(honest))).status, 200, 'another wallet pays as usual')
     t.ok((m.paid.chain.stats().simulateTransaction ?? 0) >= 1, 'and its payment was simulated (the count above is a real one)')
+  })
+
+  t.test('/metrics shows what the fee payer spent, by how each settlement ended', async t => {
+    const text = await (await fetch(`${m.url}/metrics`, { headers: { authorization: 'Bearer a-metrics-token-of-32-characters-at-least-0123456789' } })).text()
+    const value = (name: string, outcome: string) => Number(new RegExp(`^${name}\\{outcome="${outcome}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1])
+    t.equal(value('x402_fee_payer_settlements_total', 'delivered'), 2, 'the capped payment and the honest one')
+    t.equal(value('x402_fee_payer_lamports_total', 'delivered'), Number(2n * SIGNATURE_FEE + 10_000n + 2n * SIGNATURE_FEE + 1n), 'their fees, as charged on chain')
+    t.equal(value('x402_fee_payer_settlements_total', 'refused_at_send'), 2, 'the attacker\'s two rounds')
+    t.equal(value('x402_fee_payer_lamports_total', 'refused_at_send'), 0, 'refused at send: nothing spent')
   })
 })
 
