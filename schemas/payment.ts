@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
-import { X402_HEADERS } from '../lib/x402/payment-headers.js'
+import { PAYMENT_HEADERS, X402_HEADERS } from './payment-headers.js'
 import { PaymentRequiredCodes } from './responses.js'
 
 export const PaymentRequirement = Type.Object({

@@ -1,7 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { TOKEN_INPUT_PATTERN } from '../lib/prices/token-input.js'
 import { SolanaAddress } from './common.js'
 import { ref } from './ref.js'
+
+/**
+ * What a caller may write for a token (`:token`, `?vs=`): a symbol of 1 to 20 letters, digits,
+ * `.`, `_` or `-` with an optional leading `$`, or a base58 mint address. Symbols are at most 20
+ * characters and mints at least 32, so the two forms never overlap. Route schemas use this pattern,
+ * so most malformed input is refused by validation; `parseTokenInput` also checks that a mint
+ * decodes to 32 bytes, which a pattern cannot.
+ */
+export const TOKEN_INPUT_PATTERN = '^(\\$?[A-Za-z0-9._-]{1,20}|[1-9A-HJ-NP-Za-km-z]{32,44})$'
 
 const Mint = (description: string, example: string) =>
   Type.String({ pattern: SolanaAddress.pattern, description, examples: [example] })

@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { MAX_AGENT_NAME_LENGTH } from '../lib/registry/registration-memo.js'
 import { SolanaAddress } from './common.js'
 import { ref } from './ref.js'
+
+/** Characters (Unicode code points) of an agent name. */
+export const MAX_AGENT_NAME_LENGTH = 64
 
 /** One valid registration found on the chain. */
 export const RegisteredAgent = Type.Object({

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { ERROR_CODES, type ErrorCode } from '../lib/errors/error-codes.js'
-import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
+import { ERROR_CODES, type ErrorCode } from './error-codes.js'
+import { PAYMENT_HEADERS } from './payment-headers.js'
 
 /**
  * Every response an operation can give, for the OpenAPI document: its statuses, their bodies

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { BaseUnits, SolanaAddress } from './common.js'
 import { ref } from './ref.js'
-import { NETWORK_NAMES } from '../lib/solana/networks.js'
+import { NETWORK_NAMES } from './networks.js'
 
 const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
 // BaseUnits without its `examples`, which OpenAPI 3.0 refuses inside the anyOf of TokenExtension.

@@ -16,3 +16,12 @@ t.test('no tracked file reads or cites the notes kept beside the checkout', asyn
   const offenders = files.filter(file => OUTSIDE.test(readFileSync(`${PROJECT_ROOT}/${file}`, 'utf8')))
   t.same(offenders, [], 'files naming the notes folder')
 })
+
+// One direction between the core and the wire contract: lib/ builds the documents schemas/
+// describes, so schemas/ (the lower layer) never imports lib/.
+t.test('schemas/ never imports lib/', async t => {
+  const files = execFileSync('git', ['ls-files', 'schemas'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\n').filter(file => file.endsWith('.ts'))
+  t.ok(files.length > 5, 'the schema files were listed')
+  const offenders = files.filter(file => /from '\.\.\/lib\//.test(readFileSync(`${PROJECT_ROOT}/${file}`, 'utf8')))
+  t.same(offenders, [], 'schema files importing lib/')
+})

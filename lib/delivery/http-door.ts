@@ -22,8 +22,8 @@ export interface HttpDoorOptions {
   challenges: ReturnType<typeof createHttpChallenges>
   publicBaseUrl: string | undefined
   requireWalletSignature: boolean
-  /** Before any RPC work: throws (429) when the client's failed payments used up PROOF_FAILURE_LIMIT. */
-  checkFailureLimit: (client: string) => void
+  /** Before any RPC work: throws (429) when the client's failed payments used up PROOF_FAILURE_LIMIT; else counts the attempt as under way until the returned function is called. */
+  checkFailureLimit: (client: string) => () => void
   /** Counts a request that paid nothing. */
   countUnpaid: (service: PaidServiceName) => void
   /** Sets the headers every answer of the service carries (security, CORS, request id). */
@@ -48,7 +48,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
   }
 
   /** Verifies and claims the request's payment: the delivery, or why not. */
-  async function open (request: FastifyRequest, service: PaidServiceName): Promise<PaidDelivery | Refusal | 'unpaid'> {
+  async function open (request: FastifyRequest, service: PaidServiceName, underWay: Array<() => void>): Promise<PaidDelivery | Refusal | 'unpaid'> {
     const form = readPaymentForm(request.headers)
     if (form.kind === 'conflict') {
       const headers = [...new Set(form.headers)]
@@ -57,7 +57,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
     if (form.kind === 'x402') {
       const decoded = decodePaymentHeader(form.header)
       if ('rejection' in decoded) return refusal(decoded.rejection.code, decoded.rejection.message)
-      options.checkFailureLimit(request.ip)
+      underWay.push(options.checkFailureLimit(request.ip))
       const claim = await x402.verifyAndClaim(decoded.payload, service, { resource: resourceUrl(request), flow: form.flow })
       if ('refused' in claim) return claim
       return core.begin(claim, async () => await x402.settle(claim), request.ip)
@@ -65,7 +65,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
     const read = readPaymentProof(request.headers)
     if ('absent' in read) return 'unpaid'
     if ('rejection' in read) return refusal(read.rejection.code, read.rejection.message, { details: read.rejection.details })
-    options.checkFailureLimit(request.ip)
+    underWay.push(options.checkFailureLimit(request.ip))
     const header = request.headers[PAYMENT_HEADERS.walletSignature]
     const binding = await checkWalletSignature(Array.isArray(header) ? header[0] : header, read.proof,
       { method: request.method, path: requestPath(request.url).split('?')[0] }, options.requireWalletSignature)
@@ -77,9 +77,19 @@ export function createHttpDoor (options: HttpDoorOptions) {
 
   /** The outcome of a payment that came: held (the handler runs next) or answered here. */
   async function admit (request: FastifyRequest, reply: FastifyReply, service: PaidServiceName): Promise<boolean> {
+    const underWay: Array<() => void> = []
+    try {
+      return await decide(request, reply, service, underWay)
+    } finally {
+      // After a refusal was recorded: the attempt is no longer under way.
+      for (const done of underWay) done()
+    }
+  }
+
+  async function decide (request: FastifyRequest, reply: FastifyReply, service: PaidServiceName, underWay: Array<() => void>): Promise<boolean> {
     let opened: PaidDelivery | Refusal | 'unpaid'
     try {
-      opened = await open(request, service)
+      opened = await open(request, service, underWay)
     } catch (error) {
       const known = refusalOf(error)
       if (known === undefined) throw error

@@ -132,6 +132,8 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
           return result
         }
         finish(result.refused === true ? result.code : 'DELIVERED')
+        // A settlement that failed by the client's doing counts against it like a refused payment.
+        if (result.refused === true) options.recordFailure(client, result.code)
         return result
       },
 

@@ -14,8 +14,8 @@ export interface PaidToolCallDeps {
   countUnpaid: (service: PaidServiceName) => void
   /** The common error body of a thrown error (AppError with its code; anything else INTERNAL_ERROR, logged). */
   errorBodyOf: (error: unknown) => ErrorBody
-  /** PROOF_FAILURE_LIMIT for this caller, as on HTTP: throws 429 RATE_LIMITED before any RPC call once its payments failed too often. */
-  checkFailureLimit: () => void
+  /** PROOF_FAILURE_LIMIT for this caller, as on HTTP: throws 429 RATE_LIMITED before any RPC call once its payments failed too often; else counts the call as under way until the returned function is called. */
+  checkFailureLimit: () => () => void
   /** Who is calling (the client's address), for the failure limit. */
   client: string
   requestId: string
@@ -60,8 +60,9 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
     }
 
     let claim
+    let underWay = () => {}
     try {
-      deps.checkFailureLimit()
+      underWay = deps.checkFailureLimit()
       claim = await payments.verifyAndClaim(call.payload, service, { resource, flow: 'mcp' })
     } catch (error) {
       const known = refusalOf(error)
@@ -70,9 +71,11 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
     }
     if ('refused' in claim) {
       const refused = core.refused(service, client, claim)
+      underWay()
       // A client held back by the failure limit is told so; every other refusal asks for payment again, with the reason.
       return refused.code === 'RATE_LIMITED' ? errorResult(bodyOf(refused)) : askPayment(reason(refused))
     }
+    underWay()
     const held = claim
     const delivery = core.begin(held, async () => await payments.settle(held), client)
     let status = 200

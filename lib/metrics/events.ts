@@ -27,6 +27,8 @@ export interface SettlementEvent {
   /** 'settled', or why not ('failed', 'pending'). */
   outcome: string
   durationMs?: number
+  /** x402: what the fee payer spent on this settlement, by how it ended; absent while unknown (pending). */
+  feePayer?: { outcome: 'delivered' | 'failed_on_chain' | 'refused_at_send', lamports: bigint }
 }
 
 const rpcCalls = channel('token-merchant:rpc-call')

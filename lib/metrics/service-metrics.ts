@@ -21,6 +21,8 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
   const challenges = new Counter({ name: 'payment_challenges_total', help: '402 challenges sent to requests that presented no payment', labelNames: ['service'], registers })
   const attempts = new Counter({ name: 'payment_attempts_total', help: 'requests that presented a payment, by outcome (DELIVERED or the error code) and payment flow', labelNames: ['service', 'flow', 'outcome'], registers })
   const settlements = new Counter({ name: 'payment_settlements_total', help: 'payments settled (a proof redeemed for a delivery, or an x402 settlement), by outcome', labelNames: ['service', 'flow', 'outcome'], registers })
+  const feePayerLamports = new Counter({ name: 'x402_fee_payer_lamports_total', help: 'lamports the x402 fee payer spent on settlements, by how they ended (delivered, failed_on_chain, refused_at_send)', labelNames: ['outcome'], registers })
+  const feePayerSettlements = new Counter({ name: 'x402_fee_payer_settlements_total', help: 'x402 settlements the fee payer signed, by how they ended (delivered, failed_on_chain, refused_at_send)', labelNames: ['outcome'], registers })
   const rpcCalls = new Counter({ name: 'solana_rpc_requests_total', help: 'Solana JSON-RPC requests, by connection role, method and outcome', labelNames: ['role', 'method', 'outcome'], registers })
   const rpcDuration = new Histogram({ name: 'solana_rpc_request_duration_seconds', help: 'time of one Solana JSON-RPC request', labelNames: ['role', 'method', 'outcome'], buckets: LATENCY_BUCKETS, registers })
   const storeDuration = new Histogram({ name: 'store_operation_duration_seconds', help: 'time of one store operation (claim, redeem, release, audit record, ...)', labelNames: ['operation'], buckets: STORE_BUCKETS, registers })
@@ -38,8 +40,12 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
     registryDuration.observe({ outcome }, SECONDS(durationMs))
   }
   const onSettlement = (message: unknown) => {
-    const { service, flow, outcome } = message as SettlementEvent
+    const { service, flow, outcome, feePayer } = message as SettlementEvent
     settlements.inc({ service, flow, outcome })
+    if (feePayer !== undefined) {
+      feePayerSettlements.inc({ outcome: feePayer.outcome })
+      feePayerLamports.inc({ outcome: feePayer.outcome }, Number(feePayer.lamports))
+    }
   }
   METRIC_CHANNELS.rpcCalls.subscribe(onRpcCall)
   METRIC_CHANNELS.registryRefreshes.subscribe(onRegistryRefresh)

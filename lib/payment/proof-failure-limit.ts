@@ -3,9 +3,9 @@ import { AppError } from '../errors/app-error.js'
 /** Refusals that mean the client's proof named no good payment (not our or the node's trouble). */
 const FAILED_PROOF_CODES = new Set(['INVALID_PAYMENT_HEADER', 'PAYMENT_NOT_FOUND', 'PAYMENT_FAILED', 'PAYER_MISMATCH', 'AMOUNT_TOO_LOW', 'PAYMENT_EXPIRED', 'PAYMENT_ALREADY_USED', 'WALLET_SIGNATURE_REQUIRED', 'WALLET_SIGNATURE_INVALID'])
 
-/** x402 refusals that are the client's doing (any 402 of the standard flow but a failed settlement). */
+/** x402 refusals that are the client's doing: any 402 of the standard flow, a failed settlement included (it cost the fee payer). */
 function isFailedProof (code: string): boolean {
-  return FAILED_PROOF_CODES.has(code) || (code.startsWith('X402_') && code !== 'X402_SETTLEMENT_FAILED' && code !== 'X402_SETTLEMENT_PENDING' && code !== 'X402_FEE_PAYER_UNFUNDED')
+  return FAILED_PROOF_CODES.has(code) || (code.startsWith('X402_') && code !== 'X402_SETTLEMENT_PENDING' && code !== 'X402_FEE_PAYER_UNFUNDED')
 }
 // Clients are forgotten once their window is over; the sweep runs when the table gets this big.
 const SWEEP_AT = 10_000
@@ -18,6 +18,9 @@ const SWEEP_AT = 10_000
 export function createProofFailureLimit (options: { limit: number, windowMs: number, now?: () => number }) {
   const now = options.now ?? Date.now
   const windows = new Map<string, { start: number, failures: number }>()
+  // Verifications under way per client: a burst (an MCP batch, pipelined requests) is counted as
+  // it arrives, so it cannot all pass the check before its first failure is recorded.
+  const inFlight = new Map<string, number>()
 
   function current (client: string) {
     const window = windows.get(client)
@@ -25,12 +28,27 @@ export function createProofFailureLimit (options: { limit: number, windowMs: num
   }
 
   return {
-    /** Throws 429 RATE_LIMITED (with Retry-After) when the client used up its failures. */
-    check (client: string): void {
-      if (options.limit === 0) return
+    /**
+     * Throws 429 RATE_LIMITED (with Retry-After) when the client's failures, with the verifications
+     * it has under way, reach the limit. Otherwise the verification counts as under way until the
+     * returned function is called (after its failure, if any, was recorded).
+     */
+    check (client: string): () => void {
+      if (options.limit === 0) return () => {}
       const window = current(client)
-      if (window === undefined || window.failures < options.limit) return
-      const seconds = Math.max(1, Math.ceil((window.start + options.windowMs - now()) / 1000))
+      const pending = inFlight.get(client) ?? 0
+      if ((window?.failures ?? 0) + pending < options.limit) {
+        inFlight.set(client, pending + 1)
+        let done = false
+        return () => {
+          if (done) return
+          done = true
+          const left = (inFlight.get(client) ?? 1) - 1
+          if (left === 0) inFlight.delete(client)
+          else inFlight.set(client, left)
+        }
+      }
+      const seconds = window === undefined ? 1 : Math.max(1, Math.ceil((window.start + options.windowMs - now()) / 1000))
       throw new AppError('RATE_LIMITED', `${options.limit} failed payment proofs in ${options.windowMs / 1000} s; retry in ${seconds} s with a valid proof`,
         { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
     },

@@ -1,13 +1,7 @@
+import { TOKEN_INPUT_PATTERN } from '../../schemas/price.js'
 import { isBase58Address } from '../solana/base58.js'
 
-/**
- * What a caller may write for a token (`:token`, `?vs=`): a symbol of 1 to 20 letters, digits,
- * `.`, `_` or `-` with an optional leading `$`, or a base58 mint address. Symbols are at most 20
- * characters and mints at least 32, so the two forms never overlap. Route schemas use this pattern,
- * so most malformed input is refused by validation; `parseTokenInput` also checks that a mint
- * decodes to 32 bytes, which a pattern cannot.
- */
-export const TOKEN_INPUT_PATTERN = '^(\\$?[A-Za-z0-9._-]{1,20}|[1-9A-HJ-NP-Za-km-z]{32,44})$'
+export { TOKEN_INPUT_PATTERN }
 
 const SYMBOL = /^\$?[A-Za-z0-9._-]{1,20}$/
 const BASE58_MINT = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/

@@ -1,3 +1,4 @@
+import { MAX_AGENT_NAME_LENGTH } from '../../schemas/registry.js'
 /**
  * The registration memo: `{ "agent": <name>, "manifest": <absolute http(s) URL>, "v": 1 }`.
  * The registry (reading) and the registration command (writing) share these rules, so the
@@ -5,8 +6,7 @@
  */
 
 const REGISTRATION_VERSION = 1
-/** Characters (Unicode code points) of an agent name. */
-export const MAX_AGENT_NAME_LENGTH = 64
+export { MAX_AGENT_NAME_LENGTH }
 /** Characters of a manifest URL (ASCII only, so also its bytes). */
 export const MAX_MANIFEST_URL_LENGTH = 512
 

@@ -1,3 +1,5 @@
+import { NETWORK_NAMES, type NetworkName } from '../../schemas/networks.js'
+
 /** Facts about each supported Solana cluster, kept in one table. */
 export const NETWORKS = {
   devnet: {
@@ -25,10 +27,9 @@ export const NETWORKS = {
     x402Network: 'solana-localnet',
     usdcMint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'
   }
-} as const
+} as const satisfies Record<NetworkName, { rpcUrl: string | undefined, genesisHash: string | undefined, x402Network: string, usdcMint: string }>
 
-export type NetworkName = keyof typeof NETWORKS
-export const NETWORK_NAMES = Object.keys(NETWORKS) as NetworkName[]
+export { NETWORK_NAMES, type NetworkName }
 
 /** The memo program every registration is sent with; readers accept all memo programs. */
 export const MEMO_V2_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'

@@ -1,18 +1,6 @@
-import { PAYMENT_HEADERS } from '../payment/headers.js'
+import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
 
-/** The x402 HTTP headers, lower-case as Node presents them. */
-export const X402_HEADERS = {
-  /** v1 payment: base64 JSON PaymentPayload */
-  paymentV1: 'x-payment',
-  /** v2 payment: base64 JSON PaymentPayload */
-  paymentV2: 'payment-signature',
-  /** v2 challenge: base64 JSON PaymentRequired */
-  paymentRequired: 'payment-required',
-  /** v1 receipt */
-  responseV1: 'x-payment-response',
-  /** v2 receipt */
-  responseV2: 'payment-response'
-} as const
+export { X402_HEADERS }
 
 export type X402Flow = 'x402-v1' | 'x402-v2'
 

@@ -11,7 +11,6 @@ import type { X402Rejection } from './rejection.js'
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111'
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
-export const LIGHTHOUSE_PROGRAM = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95'
 /** Every SPL Memo program a wallet may use: v1, v2 (MemoSq…) and p-memo. */
 export const MEMO_PROGRAMS: ReadonlySet<string> = new Set([
   'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
@@ -30,6 +29,7 @@ export const MAX_COMPUTE_UNIT_LIMIT = 200_000
 const SET_COMPUTE_UNIT_LIMIT = 2
 const SET_COMPUTE_UNIT_PRICE = 3
 const TRANSFER_CHECKED = 12
+const LAMPORTS_PER_SIGNATURE = 5000n
 /** The payer signs as token owner, the merchant as fee payer: nobody else. */
 const MAX_SIGNERS = 2
 
@@ -39,6 +39,8 @@ export interface PaymentTerms {
   amount: bigint
   /** The payTo's associated token account of the mint, per token program. */
   destinations: { token: Address, token2022: Address }
+  /** X402_MAX_PRIORITY_FEE_LAMPORTS: the most priority fee the fee payer pays for one payment. */
+  maxPriorityFeeLamports: bigint
 }
 
 /** What the rules read from a transaction that passed them. */
@@ -49,6 +51,8 @@ export interface CheckedTransfer {
   amount: bigint
   /** recent blockhash the transaction lives by */
   blockhash: string
+  /** What the fee payer is charged when it lands, success or failure: the signature fees and the priority fee. */
+  feeLamports: bigint
 }
 
 const transactionDecoder = getTransactionDecoder()
@@ -104,9 +108,11 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
   if (instructions.some(ix => ix.accounts?.some(account => account.address === terms.feePayer))) {
     return reject('X402_FEE_PAYER_EXPOSED', 'the fee payer may pay fees only: it appears in an instruction\'s accounts (as authority, source or otherwise)')
   }
-  const unknown = instructions.find(ix => ![COMPUTE_BUDGET_PROGRAM, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, LIGHTHOUSE_PROGRAM].includes(ix.programAddress) && !MEMO_PROGRAMS.has(ix.programAddress))
+  // Lighthouse assertions (some wallets add them) are not accepted: one can pass at simulation and
+  // fail at execution, which would make the fee payer pay for a transfer that never happens.
+  const unknown = instructions.find(ix => ![COMPUTE_BUDGET_PROGRAM, TOKEN_PROGRAM, TOKEN_2022_PROGRAM].includes(ix.programAddress) && !MEMO_PROGRAMS.has(ix.programAddress))
   if (unknown !== undefined) {
-    return reject('X402_TRANSACTION_NOT_ALLOWED', `program ${unknown.programAddress} is not allowed (only compute budget, the token transfer, memo and Lighthouse)`)
+    return reject('X402_TRANSACTION_NOT_ALLOWED', `program ${unknown.programAddress} is not allowed (only compute budget, the token transfer and memos)`)
   }
   if (compiled.header.numSignerAccounts > MAX_SIGNERS) {
     return reject('X402_TRANSACTION_NOT_ALLOWED', `the transaction requires ${compiled.header.numSignerAccounts} signatures; only the payer's and the fee payer's are accepted`)
@@ -129,6 +135,10 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
   if (limit > MAX_COMPUTE_UNIT_LIMIT) {
     return reject('X402_COMPUTE_BUDGET_INVALID', `compute unit limit ${limit} exceeds ${MAX_COMPUTE_UNIT_LIMIT}`)
   }
+  const priorityFee = priorityFeeLamports(limit, price)
+  if (priorityFee > terms.maxPriorityFeeLamports) {
+    return reject('X402_COMPUTE_PRICE_TOO_HIGH', `the priority fee the merchant would pay, ${priorityFee} lamports (${limit} CU at ${price} micro-lamports), exceeds its cap of ${terms.maxPriorityFeeLamports} lamports; lower the compute unit price or limit`)
+  }
 
   const tokenInstructions = instructions.filter(ix => ix.programAddress === TOKEN_PROGRAM || ix.programAddress === TOKEN_2022_PROGRAM)
   const transfer = tokenInstructions[0]
@@ -145,7 +155,13 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
 
   const blockhash = 'blockhash' in message.lifetimeConstraint ? message.lifetimeConstraint.blockhash : undefined
   if (blockhash === undefined) return reject('X402_TRANSACTION_NOT_ALLOWED', 'durable nonce transactions are not accepted')
-  return { transfer: { transaction, payer: authority, amount, blockhash } }
+  const feeLamports = BigInt(compiled.header.numSignerAccounts) * LAMPORTS_PER_SIGNATURE + priorityFee
+  return { transfer: { transaction, payer: authority, amount, blockhash, feeLamports } }
+}
+
+/** What the fee payer pays on top of the signature fees: the unit limit times the unit price, rounded up. */
+export function priorityFeeLamports (limit: number, microLamportsPerUnit: bigint): bigint {
+  return (BigInt(limit) * microLamportsPerUnit + 999_999n) / 1_000_000n
 }
 
 const base58 = getBase58Decoder()

@@ -16,6 +16,7 @@ import { readPaymentPayload } from './payment-payload.js'
 import { awaitConfirmation, chainStatus, fullySigned, sendTransaction, type ChainStatus } from './settlement.js'
 import { checkPaymentTransaction, signatureText, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type CheckedTransfer, type PaymentTerms } from './transaction-rules.js'
 import { createTransferFeeReader } from './transfer-fee.js'
+import type { PayerFailureBudget } from './payer-failures.js'
 
 export type X402ClaimFlow = 'x402-v1' | 'x402-v2' | 'mcp'
 
@@ -46,9 +47,16 @@ export interface X402PaymentsOptions {
   settlementTimeoutMs: number
   /** maxTimeoutSeconds advertised in the requirements. */
   maxTimeoutSeconds: number
+  /** The most priority fee the fee payer pays for one payment (X402_MAX_PRIORITY_FEE_LAMPORTS). */
+  maxPriorityFeeLamports: bigint
+  /** Failed settlements per paying wallet (X402_PAYER_FAILURE_LIMIT). */
+  payerFailures: PayerFailureBudget
   /** Resolves once the RPC is known to serve the configured cluster; throws otherwise. */
   ensureNetwork?: () => Promise<void>
 }
+
+/** What one settlement cost the fee payer, for operators: landed (delivered or failed on chain) or refused before it was sent. */
+interface FeePayerSpend { outcome: 'none' | 'delivered' | 'failed_on_chain' | 'refused_at_send' }
 
 const IN_PROGRESS_RETRY_SECONDS = 1
 const UNFUNDED_RETRY_SECONDS = 30
@@ -84,7 +92,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   }
 
   function termsOf (service: PaidServiceName): PaymentTerms {
-    return { feePayer: feePayer.address, mint, amount: PAID_SERVICES[service].price, destinations: { token: tokenAta, token2022: token2022Ata } }
+    return { feePayer: feePayer.address, mint, amount: PAID_SERVICES[service].price, destinations: { token: tokenAta, token2022: token2022Ata }, maxPriorityFeeLamports: options.maxPriorityFeeLamports }
   }
 
   /** The v1 requirement the library's v1 scheme verifies against (the fields it reads). */
@@ -188,6 +196,11 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     const checked = checkPaymentTransaction(input.transaction, termsOf(service))
     if ('rejection' in checked) return refusal(checked.rejection.code, checked.rejection.message)
     const { transfer } = checked
+    // A wallet whose payments keep failing at settlement costs the fee payer: refused before any RPC call.
+    const blockedFor = options.payerFailures.blockedFor(transfer.payer)
+    if (blockedFor !== undefined) {
+      return refusal('PAYER_BLOCKED', `payments from ${transfer.payer} failed at settlement too often; retry in ${blockedFor} s with a wallet that holds the price`, { retryAfterSeconds: blockedFor })
+    }
 
     // The transaction id is the fee payer's signature, deterministic (Ed25519) over the message:
     // known now, before anything is sent, so the claim can be taken on it.
@@ -252,6 +265,8 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   /** The chain said nothing moved and nothing can: the claim is discarded, the buyer told why. */
   async function nothingMoved (claim: X402Claim, answer: Refusal): Promise<Refusal> {
     await claims.discard(claim.signature, claim.claimId)
+    // Failures of the buyer's making count against its wallet; an unfunded fee payer is ours.
+    if (answer.code !== 'X402_FEE_PAYER_UNFUNDED') options.payerFailures.record(claim.payer)
     return answer
   }
 
@@ -276,28 +291,35 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   /** Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder redeemed. */
   async function settle (claim: X402Claim): Promise<Settled | Refusal> {
     const startedAt = performance.now()
-    const result = await sendAndConfirm(claim)
+    const spend: FeePayerSpend = { outcome: 'none' }
+    const result = await sendAndConfirm(claim, spend)
     publishSettlement({
       service: claim.service,
       flow: claim.flow,
       outcome: result.refused !== true ? 'settled' : result.code === 'X402_SETTLEMENT_PENDING' ? 'pending' : 'failed',
-      durationMs: performance.now() - startedAt
+      durationMs: performance.now() - startedAt,
+      feePayer: spend.outcome === 'none' ? undefined : { outcome: spend.outcome, lamports: spend.outcome === 'refused_at_send' ? 0n : claim.transfer.feeLamports }
     })
     return result
   }
 
-  async function sendAndConfirm (claim: X402Claim): Promise<Settled | Refusal> {
+  async function sendAndConfirm (claim: X402Claim, spend: FeePayerSpend): Promise<Settled | Refusal> {
     // The mark comes first: from here on, money may move, and nothing but the chain frees the claim.
     if (!await claims.markSent(claim.signature, claim.claimId, options.leaseMs)) return inProgress()
     if (!claim.onChain) {
       const refused = await send(claim, !claim.mayHaveBeenSent)
-      if (refused !== undefined) return refused
+      if (refused !== undefined) {
+        if (refused.code !== 'X402_SETTLEMENT_PENDING') spend.outcome = 'refused_at_send'
+        return refused
+      }
     }
     const status = await awaitConfirmation(rpc, claim.signature, commitment, options.settlementTimeoutMs)
     if (status.state === 'failed') {
+      spend.outcome = 'failed_on_chain'
       return await nothingMoved(claim, refusal('X402_SETTLEMENT_FAILED', `the transaction failed on chain (${status.error.slice(0, 200)}); your tokens did not move`))
     }
     if (status.state !== 'landed') return await pending(claim)
+    spend.outcome = 'delivered'
     // The money moved. Deliver only if this request still holds the claim: another holder that
     // took it over meanwhile delivers instead.
     if (!await claims.redeem(claim.signature, claim.claimId)) return inProgress()

@@ -20,7 +20,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** The paid-delivery core every door drives (HTTP here, MCP in the mcp plugin). */
-    delivery: ReturnType<typeof createDeliveryCore> & { checkFailureLimit: (client: string) => void }
+    delivery: ReturnType<typeof createDeliveryCore> & { checkFailureLimit: (client: string) => () => void }
   }
 }
 

@@ -4,6 +4,7 @@ import { loggableError } from '../../lib/errors/loggable-error.js'
 import { loadKeypairSigner, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
 import { createFeePayerMonitor, ensureMerchantTokenAccount, type FeePayerState } from '../../lib/x402/fee-payer.js'
 import { x402Network } from '../../lib/x402/networks.js'
+import { createPayerFailureBudget } from '../../lib/x402/payer-failures.js'
 import { createX402Payments, type X402Payments } from '../../lib/x402/x402-payments.js'
 
 declare module 'fastify' {
@@ -51,6 +52,13 @@ export default fp(async (fastify) => {
     leaseMs: config.PAYMENT_LEASE_SECONDS * 1000,
     settlementTimeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS,
     maxTimeoutSeconds: Math.min(config.PAYMENT_MAX_AGE_SECONDS, 300),
+    maxPriorityFeeLamports: BigInt(config.X402_MAX_PRIORITY_FEE_LAMPORTS),
+    payerFailures: createPayerFailureBudget({
+      limit: config.X402_PAYER_FAILURE_LIMIT,
+      windowMs: config.X402_PAYER_FAILURE_WINDOW_SECONDS * 1000,
+      onBlocked: (payer, failures) => fastify.log.warn({ payer, failures, windowSeconds: config.X402_PAYER_FAILURE_WINDOW_SECONDS },
+        'a paying wallet used up its budget of failed x402 settlements; it is refused (429 PAYER_BLOCKED) until the window moves on')
+    }),
     ensureNetwork: async () => await solana.health.ensureVerified(error => fastify.log.fatal(error.message))
   })
 

@@ -1,0 +1,24 @@
+// The header names of the payment exchange are part of the wire contract: the schemas describe
+// them, and lib/ reads and writes them from here.
+
+/** The HTTP headers of the payment exchange, lower-case as Node presents them. */
+export const PAYMENT_HEADERS = {
+  signature: 'x-payment-signature',
+  wallet: 'x-payment-wallet',
+  walletSignature: 'x-payment-wallet-signature',
+  receipt: 'x-payment-response'
+} as const
+
+/** The x402 HTTP headers, lower-case as Node presents them. */
+export const X402_HEADERS = {
+  /** v1 payment: base64 JSON PaymentPayload */
+  paymentV1: 'x-payment',
+  /** v2 payment: base64 JSON PaymentPayload */
+  paymentV2: 'payment-signature',
+  /** v2 challenge: base64 JSON PaymentRequired */
+  paymentRequired: 'payment-required',
+  /** v1 receipt */
+  responseV1: 'x-payment-response',
+  /** v2 receipt */
+  responseV2: 'payment-response'
+} as const
