@@ -68,12 +68,15 @@ function preflightRefusal (cause: unknown): PreflightRefusal | 'already-processe
 
 /**
  * Sends with preflight, so a transaction that cannot land (blockhash expired, fee payer without
- * SOL, payer without tokens) is refused at once with the reason, instead of being dropped silently.
+ * SOL, payer without tokens) is refused at once with the reason, instead of being dropped silently
+ * (and, once on chain, failing at the fee payer's expense).
  * "Already processed" means a send before this one landed it: that is a send.
  */
-export async function sendTransaction (rpc: SolanaRpc, wire: string, commitment: 'confirmed' | 'finalized'): Promise<SendOutcome> {
+export async function sendTransaction (rpc: SolanaRpc, wire: string): Promise<SendOutcome> {
   try {
-    await rpc.sendTransaction(wire as never, { encoding: 'base64', preflightCommitment: commitment }).send()
+    // Preflight at `processed`: the freshest state, so a transfer of the same tokens that was just
+    // processed (not yet confirmed) makes this one fail here, before the fee payer pays for it.
+    await rpc.sendTransaction(wire as never, { encoding: 'base64', preflightCommitment: 'processed' }).send()
     return { sent: true }
   } catch (error) {
     // A preflight failure (-32002) is the node's verdict that the transaction cannot land now: it

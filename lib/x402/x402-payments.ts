@@ -273,7 +273,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   /** Sends (or re-sends) the co-signed transaction; a refusal that says nothing moved ends here. */
   async function send (claim: X402Claim, firstSend: boolean): Promise<Refusal | undefined> {
     const wire = fullySigned(claim.transfer.transaction, feePayer.address, claim.feePayerSignature as never)
-    const sent = await sendTransaction(rpc, wire, commitment)
+    const sent = await sendTransaction(rpc, wire)
     if (sent.sent !== false) return undefined
     if (sent.reason === 'blockhash-expired') {
       // Expired, and unseen with the whole history searched: it never landed and never will.
