@@ -381,12 +381,18 @@ t.test('failed on chain: 402 X402_SETTLEMENT_FAILED, balances as the chain says,
   t.equal(replay.status, 402, `the failed payload again: ${replay.code ?? ''}`)
   t.notOk('delivered' in replay.body)
 
-  const fresh = await m.payment(buyer)
+  // Two failed settlements used up the wallet's budget (X402_PAYER_FAILURE_LIMIT): its next payment
+  // is refused before any RPC call, while another wallet pays as usual.
+  const blocked = await m.get((await m.payment(buyer)).header)
+  t.equal(blocked.status, 429)
+  t.equal(blocked.code, 'PAYER_BLOCKED')
+  const other = await m.paid.newBuyer(PRICE)
+  const fresh = await m.payment(other)
   const paidAgain = await m.get(fresh.header)
   t.equal(paidAgain.status, 200, 'a new payment works')
   t.same(paidAgain.body, DATA)
   t.match(paidAgain.receipt, { success: true, transaction: fresh.signature })
   const last = await m.balances(buyer.address)
-  t.equal(last.buyer, 0n)
+  t.equal(last.buyer, PRICE, 'the blocked wallet kept its tokens')
   t.equal(last.merchant - before.merchant, PRICE, 'the merchant got the price once, for the new payment')
 })
