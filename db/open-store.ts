@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { maskDatabaseUrl } from './database-url.js'
 import { isConnectionError, isFatalConnectionError } from './postgres/connection.js'
 import { openPostgresStore } from './postgres/postgres-store.js'
-import { createSqliteStore } from './sqlite-store.js'
+import { createSqliteStore } from './sqlite/sqlite-store.js'
 import type { Store } from './store.js'
 import { loggableError } from '../lib/errors/loggable-error.js'
 

@@ -1,7 +1,7 @@
-import type { AuditLog } from './audit-log.js'
-import type { PaymentClaims } from './payment-claims.js'
-import type { RegistryRepository } from './registry-repository.js'
-import type { ReputationQueries } from './reputation-queries.js'
+import type { AuditLog } from './sqlite/audit-log.js'
+import type { PaymentClaims } from './sqlite/payment-claims.js'
+import type { RegistryRepository } from './sqlite/registry-repository.js'
+import type { ReputationQueries } from './sqlite/reputation-queries.js'
 
 export type StoreEngine = 'sqlite' | 'postgres'
 

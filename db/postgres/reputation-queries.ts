@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { windowParts, type LatencyBucket, type ReputationQueries } from '../reputation-queries.js'
+import { windowParts, type LatencyBucket, type ReputationQueries } from '../sqlite/reputation-queries.js'
 import { inTransaction } from './transaction.js'
 
 const HOUR_MS = 3_600_000

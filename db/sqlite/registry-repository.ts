@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from './open-database.js'
-import type { RegisteredAgentBody } from '../schemas/registry.js'
+import type { RegisteredAgentBody } from '../../schemas/registry.js'
 
 /** Which registry: the same address on two clusters is two registries. */
 export interface RegistryKey {

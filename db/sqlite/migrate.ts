@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { PROJECT_ROOT } from '../project.js'
+import { PROJECT_ROOT } from '../../project.js'
 
 export const MIGRATIONS_DIR = join(PROJECT_ROOT, 'db', 'migrations', 'sqlite')
 

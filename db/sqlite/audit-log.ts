@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from './open-database.js'
-import { createUnpaidCounter, type UnpaidCount } from './unpaid-counter.js'
+import { createUnpaidCounter, type UnpaidCount } from '../unpaid-counter.js'
 
 /** How a request was paid (shared contract 2): pay-then-prove headers, x402 v1 or v2, or an MCP tool call. */
 export type AuditFlow = 'proof' | 'x402-v1' | 'x402-v2' | 'mcp'
