@@ -1,7 +1,7 @@
-import type { AuditLog } from './sqlite/audit-log.js'
-import type { PaymentClaims } from './sqlite/payment-claims.js'
-import type { RegistryRepository } from './sqlite/registry-repository.js'
-import type { ReputationQueries } from './sqlite/reputation-queries.js'
+import type { AuditLog } from './contracts/audit-log.js'
+import type { PaymentClaims } from './contracts/payment-claims.js'
+import type { RegistryRepository } from './contracts/registry-repository.js'
+import type { ReputationQueries } from './contracts/reputation-queries.js'
 
 export type StoreEngine = 'sqlite' | 'postgres'
 

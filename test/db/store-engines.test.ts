@@ -1,6 +1,6 @@
 import t from 'tap'
 import pg from 'pg'
-import type { ClaimRequest } from '../../db/sqlite/payment-claims.js'
+import type { ClaimRequest } from '../../db/contracts/payment-claims.js'
 import { openPostgresStore, type PostgresStore } from '../../db/postgres/postgres-store.js'
 import type { SqliteStore } from '../../db/sqlite/sqlite-store.js'
 import type { Store } from '../../db/store.js'
