@@ -24,6 +24,7 @@ import sensible from './plugins/external/sensible.js'
 import shutdown from './plugins/app/shutdown.js'
 import stalledWrites from './plugins/app/stalled-writes.js'
 import metrics from './plugins/app/metrics.js'
+import metricsRegistry from './plugins/app/metrics-registry.js'
 import swagger from './plugins/external/swagger.js'
 import analyzeTokenRoutes from './routes/api/analyze-token/index.js'
 import fetchPriceRoutes from './routes/api/fetch-price/index.js'
@@ -104,6 +105,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(rateLimit)
   await fastify.register(swagger)
 
+  // Before the store: it is built timed, reporting into the metrics.
+  await fastify.register(metricsRegistry)
   await fastify.register(store)
   await fastify.register(shutdown)
   await fastify.register(stalledWrites)

@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { maskDatabaseUrl } from './database-url.js'
 import { isConnectionError, isFatalConnectionError } from './postgres/connection.js'
 import { openPostgresStore } from './postgres/postgres-store.js'
-import { createSqliteStore } from './sqlite-store.js'
+import { createSqliteStore } from './sqlite/sqlite-store.js'
 import type { Store } from './store.js'
+import { timedStore, type StoreObserver } from './timed-store.js'
 import { loggableError } from '../lib/errors/loggable-error.js'
 
 export interface StoreSettings {
@@ -11,6 +12,13 @@ export interface StoreSettings {
   DATABASE_PATH: string
   DATABASE_POOL_SIZE: number
   SQLITE_SYNCHRONOUS: 'NORMAL' | 'FULL'
+}
+
+export interface OpenStoreOptions {
+  /** Stops the waiting for PostgreSQL (shutdown during start). */
+  signal?: AbortSignal
+  /** Told the duration of each payment-claim operation and audit record (metrics); nothing is timed without it. */
+  observe?: StoreObserver
 }
 
 export interface StoreLogger {
@@ -38,9 +46,14 @@ function reason (error: unknown): string {
  * Chooses the engine once: PostgreSQL when DATABASE_URL is set, else the SQLite file. PostgreSQL
  * that cannot be reached is waited for (backing off up to 10 s, one log line per attempt, the
  * password masked); wrong credentials or database throw StoreConfigurationError at once.
- * `signal` stops the waiting (shutdown during start).
+ * With `observe`, the store comes back with its claims and audit record timed (timed-store.ts).
  */
-export async function openStore (settings: StoreSettings, log: StoreLogger, signal?: AbortSignal): Promise<Store> {
+export async function openStore (settings: StoreSettings, log: StoreLogger, options: OpenStoreOptions = {}): Promise<Store> {
+  const store = await openEngine(settings, log, options.signal)
+  return options.observe === undefined ? store : timedStore(store, options.observe)
+}
+
+async function openEngine (settings: StoreSettings, log: StoreLogger, signal?: AbortSignal): Promise<Store> {
   if (settings.DATABASE_URL === undefined) {
     return createSqliteStore(settings.DATABASE_PATH, { synchronous: settings.SQLITE_SYNCHRONOUS })
   }

@@ -1,7 +1,7 @@
-import type { AuditLog } from './audit-log.js'
-import type { PaymentClaims } from './payment-claims.js'
-import type { RegistryRepository } from './registry-repository.js'
-import type { ReputationQueries } from './reputation-queries.js'
+import type { AuditLog } from './contracts/audit-log.js'
+import type { PaymentClaims } from './contracts/payment-claims.js'
+import type { RegistryRepository } from './contracts/registry-repository.js'
+import type { ReputationQueries } from './contracts/reputation-queries.js'
 
 export type StoreEngine = 'sqlite' | 'postgres'
 

@@ -5,8 +5,8 @@ import type { DestinationStream } from 'pino'
 import type { Test } from 'tap'
 import app, { createServer } from '../app.js'
 import { loadConfig } from '../config.js'
-import type { SqliteDatabase } from '../db/open-database.js'
-import type { SqliteStore } from '../db/sqlite-store.js'
+import type { SqliteDatabase } from '../db/sqlite/open-database.js'
+import type { SqliteStore } from '../db/sqlite/sqlite-store.js'
 import type { PostgresStore } from '../db/postgres/postgres-store.js'
 
 /** An address nothing listens on: a refused connection, answered at once. */

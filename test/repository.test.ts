@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import t from 'tap'
 import { PROJECT_ROOT } from '../project.js'
 
@@ -24,4 +25,61 @@ t.test('schemas/ never imports lib/', async t => {
   t.ok(files.length > 5, 'the schema files were listed')
   const offenders = files.filter(file => /from '\.\.\/lib\//.test(readFileSync(`${PROJECT_ROOT}/${file}`, 'utf8')))
   t.same(offenders, [], 'schema files importing lib/')
+})
+
+// The store's layout: db/contracts/ holds what every engine shares and names no engine; each
+// engine's code has a folder of its own (one per folder of db/migrations/) and never reaches into
+// another's. Followed through every relative import, type-only ones too: a contract that imported
+// a neutral file that imports an engine would tie the contracts to that engine all the same.
+const DB = join(PROJECT_ROOT, 'db')
+const IMPORT = /\b(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g
+
+function tsFiles (dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter(file => file.endsWith('.ts')).map(file => join(dir, file))
+}
+
+/** The project's TypeScript files `file` imports (relative specifiers; packages are not followed). */
+function importsOf (file: string): string[] {
+  return [...readFileSync(file, 'utf8').matchAll(IMPORT)]
+    .map(match => match[1] ?? match[2])
+    .filter(specifier => specifier.startsWith('.'))
+    .map(specifier => resolve(dirname(file), specifier).replace(/\.js$/, '.ts'))
+    .filter(target => existsSync(target))
+}
+
+/** Every project file `file` reaches through its imports, and the first file on the way that imports it. */
+function reachedFrom (file: string): Map<string, string> {
+  const reached = new Map<string, string>()
+  const queue = [file]
+  for (let current = queue.shift(); current !== undefined; current = queue.shift()) {
+    for (const target of importsOf(current)) {
+      if (target === file || reached.has(target)) continue
+      reached.set(target, current)
+      queue.push(target)
+    }
+  }
+  return reached
+}
+
+t.test('db/contracts/ imports no engine folder, and no engine folder imports another', async t => {
+  const engines = readdirSync(join(DB, 'migrations'))
+  const where = (file: string) => relative(DB, file).split(sep)[0]
+  const name = (file: string) => relative(PROJECT_ROOT, file)
+
+  const rules = [
+    { folder: 'contracts', forbidden: engines },
+    ...engines.map(engine => ({ folder: engine, forbidden: engines.filter(other => other !== engine) }))
+  ]
+  const offenders: string[] = []
+  for (const { folder, forbidden } of rules) {
+    const files = tsFiles(join(DB, folder))
+    t.ok(files.length > 0, `db/${folder}/ has files`)
+    for (const file of files) {
+      for (const [target, importer] of reachedFrom(file)) {
+        // Named where the imports enter the forbidden folder, not for every file reached inside it.
+        if (forbidden.includes(where(target)) && !forbidden.includes(where(importer))) offenders.push(`${name(file)} reaches ${name(target)} (imported by ${name(importer)})`)
+      }
+    }
+  }
+  t.same(offenders, [], 'imports across the layout')
 })

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { AuditLog } from '../audit-log.js'
+import type { AuditLog } from '../contracts/audit-log.js'
 import { createUnpaidCounter } from '../unpaid-counter.js'
 import { callDatabase } from './connection.js'
 

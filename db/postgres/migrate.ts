@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type pg from 'pg'
 import { PROJECT_ROOT } from '../../project.js'
-import { listMigrations } from '../migrate.js'
+import { listMigrations } from '../migration-files.js'
 
 export const POSTGRES_MIGRATIONS_DIR = join(PROJECT_ROOT, 'db', 'migrations', 'postgres')
 

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { ClaimRequest, ClaimResult, ClaimState, PaymentClaims } from '../payment-claims.js'
+import type { ClaimRequest, ClaimResult, ClaimState, PaymentClaims } from '../contracts/payment-claims.js'
 import { createBatcher } from './batcher.js'
 import { callDatabase } from './connection.js'
 

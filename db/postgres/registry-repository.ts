@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { RegisteredAgentBody } from '../../schemas/registry.js'
-import { scanStateOf, type RegistryRepository, type ScanRow } from '../registry-repository.js'
+import { scanStateOf, type RegistryRepository, type ScanRow } from '../contracts/registry-repository.js'
 import { callDatabase } from './connection.js'
 import { inTransaction } from './transaction.js'
 

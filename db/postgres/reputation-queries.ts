@@ -1,10 +1,6 @@
 import type pg from 'pg'
-import { windowParts, type LatencyBucket, type ReputationQueries } from '../reputation-queries.js'
+import { DAY_MS, HOUR_MS, WHOLE_LOG_MS, windowParts, type LatencyBucket, type ReputationQueries } from '../contracts/reputation-queries.js'
 import { inTransaction } from './transaction.js'
-
-const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
-const WHOLE_LOG_MS = Number.MAX_SAFE_INTEGER
 
 // $1 from, $2 hourFrom, $3 dayFrom, $4 wholeFrom: as on SQLite, whole days, then whole hours, then
 // the raw rows of the first partial hour.

@@ -1,5 +1,5 @@
-import type { AuditFlow, AuditLog } from '../../db/audit-log.js'
-import type { PaymentClaims } from '../../db/payment-claims.js'
+import type { AuditFlow, AuditLog } from '../../db/contracts/audit-log.js'
+import type { PaymentClaims } from '../../db/contracts/payment-claims.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { loggableError } from '../errors/loggable-error.js'
 import { refusal, refusalOf, type Refusal } from './refusal.js'

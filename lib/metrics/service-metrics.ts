@@ -77,30 +77,3 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
 }
 
 export type ServiceMetrics = ReturnType<typeof createServiceMetrics>
-
-/**
- * Times the methods of an object in place (sync or async alike), reporting each call as
- * `<prefix>.<method>`: the store is observed from outside, and its callers see no difference.
- */
-export function timeMethods (target: object, prefix: string, names: readonly string[], observe: (operation: string, durationMs: number) => void): void {
-  const methods = target as Record<string, unknown>
-  for (const name of names) {
-    const original = methods[name]
-    if (typeof original !== 'function') continue
-    const operation = `${prefix}.${name}`
-    methods[name] = function timed (this: unknown, ...args: unknown[]) {
-      const startedAt = performance.now()
-      const done = () => observe(operation, performance.now() - startedAt)
-      let result: unknown
-      try {
-        result = original.apply(this, args)
-      } catch (error) {
-        done()
-        throw error
-      }
-      if (result instanceof Promise) return result.finally(done)
-      done()
-      return result
-    }
-  }
-}

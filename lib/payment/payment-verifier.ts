@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Address, Signature } from '@solana/kit'
-import type { PaymentClaims } from '../../db/payment-claims.js'
+import type { PaymentClaims } from '../../db/contracts/payment-claims.js'
 import { callRpc, isNodeError, rpcUnavailable } from '../solana/rpc-errors.js'
 import { transactionShapeProblem } from './transaction-shape.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'

@@ -8,7 +8,7 @@ import {
 import { getMemosFromInstructions } from '@solana-program/memo'
 import type { RpcBatchClient } from '../solana/rpc-batch.js'
 import { registrationFromMemos } from './registration-memo.js'
-import type { FoundRegistration, RegistryKey, RegistryRepository } from '../../db/registry-repository.js'
+import type { FoundRegistration, RegistryKey, RegistryRepository } from '../../db/contracts/registry-repository.js'
 
 /** The most getSignaturesForAddress returns at once. */
 const SIGNATURE_PAGE_LIMIT = 1000

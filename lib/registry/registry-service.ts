@@ -1,6 +1,6 @@
 import type { RegistryListingBody } from '../../schemas/registry.js'
 import { isRpcUnavailable, rpcUnavailable } from '../solana/rpc-errors.js'
-import type { AgentFilters, RegistryKey, RegistryRepository, ScanState } from '../../db/registry-repository.js'
+import type { AgentFilters, RegistryKey, RegistryRepository, ScanState } from '../../db/contracts/registry-repository.js'
 import { IncompleteChainReadError, type RegistryScanner } from './registry-scanner.js'
 import { loggableError } from '../errors/loggable-error.js'
 import { publishRegistryRefresh } from '../metrics/events.js'

@@ -1,4 +1,4 @@
-import type { LatencyBucket, ReputationFigures, ReputationQueries } from '../../db/reputation-queries.js'
+import type { LatencyBucket, ReputationFigures, ReputationQueries } from '../../db/contracts/reputation-queries.js'
 import type { ReputationBody, ReputationWindowName } from '../../schemas/reputation.js'
 import { formatTokenAmount, PAID_SERVICES } from '../payment/catalog.js'
 

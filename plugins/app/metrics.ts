@@ -5,33 +5,17 @@ import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { AppError } from '../../lib/errors/app-error.js'
 import { createMetricsServer, metricsTokenAccepted } from '../../lib/metrics/metrics-endpoint.js'
-import { createServiceMetrics, timeMethods, type ServiceMetrics } from '../../lib/metrics/service-metrics.js'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Prometheus metrics; null when METRICS_ENABLED is off. */
-    metrics: ServiceMetrics | null
-  }
-}
 
 /**
  * Prometheus metrics, observed from outside the code they measure: a response hook for requests
- * and payments, timing wrappers around the store, and the diagnostics channels lib/ publishes on
- * (RPC calls, registry reads, settlements). Off unless METRICS_ENABLED; then served on
- * METRICS_PORT (its own listener) or at /metrics on the main port behind METRICS_TOKEN.
+ * and payments, the store's timings (it is built timed, plugins/app/store.ts), and the
+ * diagnostics channels lib/ publishes on (RPC calls, registry reads, settlements). Off unless
+ * METRICS_ENABLED; then served on METRICS_PORT (its own listener) or at /metrics on the main port
+ * behind METRICS_TOKEN. The metrics themselves are made earlier (plugins/app/metrics-registry.ts).
  */
 export default fp(async (fastify) => {
-  const { config } = fastify
-  if (!config.METRICS_ENABLED) {
-    fastify.decorate('metrics', null)
-    return
-  }
-  const metrics = createServiceMetrics(config.workerInstance === undefined ? {} : { defaultLabels: { worker: config.workerInstance } })
-  fastify.decorate('metrics', metrics)
-
-  const observeStore = (operation: string, durationMs: number) => metrics.storeOperation(operation, durationMs)
-  timeMethods(fastify.store.claims, 'claims', ['status', 'claim', 'markSent', 'renew', 'redeem', 'release', 'discard'], observeStore)
-  timeMethods(fastify.store.audit, 'audit', ['record'], observeStore)
+  const { config, metrics } = fastify
+  if (metrics === null) return
 
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.request({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: reply.statusCode }, reply.elapsedTime)
@@ -78,5 +62,4 @@ export default fp(async (fastify) => {
       return reply.header('cache-control', 'no-store').type(metrics.contentType).send(await metrics.render())
     })
   }
-  fastify.addHook('onClose', async () => metrics.close())
-}, { name: 'metrics', fastify: '5.x', dependencies: ['config', 'store', 'payment'] })
+}, { name: 'metrics', fastify: '5.x', dependencies: ['config', 'metrics-registry', 'payment'] })

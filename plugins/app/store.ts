@@ -21,7 +21,10 @@ const CHALLENGE_FLUSH_MS = 5000
 export default fp(async (fastify) => {
   const { AUDIT_RETENTION_DAYS } = fastify.config
   const log = fastify.log.child({ component: 'store' })
-  const store = await openStore(fastify.config, log)
+  // Timed as it is built (metrics on): the app holds only the timed claims and audit log, and
+  // the shutdown's claim ledger (plugins/app/shutdown.ts) wraps those same objects.
+  const { metrics } = fastify
+  const store = await openStore(fastify.config, log, metrics === null ? {} : { observe: (operation, durationMs) => metrics.storeOperation(operation, durationMs) })
   fastify.decorate('store', store)
 
   // Prunes in batches and yields between them, so requests keep flowing during a catch-up.
@@ -51,4 +54,4 @@ export default fp(async (fastify) => {
     await flushUnpaid()
     await store.close()
   })
-}, { name: 'store', fastify: '5.x', dependencies: ['config'] })
+}, { name: 'store', fastify: '5.x', dependencies: ['config', 'metrics-registry'] })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { FoundRegistration } from '../../db/registry-repository.js'
+import type { FoundRegistration } from '../../db/contracts/registry-repository.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
 import { ENGINES, lazyPostgres, storeTarget } from '../fixtures/stores.js'
 

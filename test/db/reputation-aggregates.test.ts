@@ -2,10 +2,12 @@ import Database from 'better-sqlite3'
 import { copyFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { createAuditLog, type AuditEntry } from '../../db/audit-log.js'
-import { applyMigrations, listMigrations, MIGRATIONS_DIR } from '../../db/migrate.js'
-import { openDatabase, type SqliteDatabase } from '../../db/open-database.js'
-import { createReputationQueries } from '../../db/reputation-queries.js'
+import type { AuditEntry } from '../../db/contracts/audit-log.js'
+import { listMigrations } from '../../db/migration-files.js'
+import { createAuditLog } from '../../db/sqlite/audit-log.js'
+import { applyMigrations, MIGRATIONS_DIR } from '../../db/sqlite/migrate.js'
+import { openDatabase, type SqliteDatabase } from '../../db/sqlite/open-database.js'
+import { createReputationQueries } from '../../db/sqlite/reputation-queries.js'
 import { openPostgresStore } from '../../db/postgres/postgres-store.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
 
@@ -140,7 +142,7 @@ t.test('the migration computes the aggregates of the rows written before it', as
   const dir = t.testdir()
   const earlier = join(dir, 'earlier-migrations')
   mkdirSync(earlier)
-  for (const migration of listMigrations().filter(m => m.version < 3)) copyFileSync(join(MIGRATIONS_DIR, migration.name), join(earlier, migration.name))
+  for (const migration of listMigrations(MIGRATIONS_DIR).filter(m => m.version < 3)) copyFileSync(join(MIGRATIONS_DIR, migration.name), join(earlier, migration.name))
   const db = new Database(join(dir, 'merchant.db'))
   t.teardown(() => db.close())
   applyMigrations(db, earlier)

@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process'
 import { statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { createAuditLog } from '../../db/audit-log.js'
-import { openDatabase } from '../../db/open-database.js'
+import { createAuditLog } from '../../db/sqlite/audit-log.js'
+import { openDatabase } from '../../db/sqlite/open-database.js'
 import { PROJECT_ROOT } from '../../project.js'
 
 const TSX = join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs')

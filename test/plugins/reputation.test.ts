@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
-import type { AuditEntry } from '../../db/audit-log.js'
+import type { AuditEntry } from '../../db/contracts/audit-log.js'
 import { build, sqliteOf } from '../helper.js'
 
 const HOUR_MS = 3_600_000

@@ -1,17 +1,9 @@
 import type Database from 'better-sqlite3'
-import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { PROJECT_ROOT } from '../project.js'
+import { PROJECT_ROOT } from '../../project.js'
+import { listMigrations } from '../migration-files.js'
 
 export const MIGRATIONS_DIR = join(PROJECT_ROOT, 'db', 'migrations', 'sqlite')
-
-/** Numbered SQL files (001-name.sql, ...) in the order they apply. */
-export function listMigrations (dir = MIGRATIONS_DIR): Array<{ version: number, name: string, sql: string }> {
-  return readdirSync(dir)
-    .filter(file => /^\d{3}-[\w-]+\.sql$/.test(file))
-    .sort()
-    .map(file => ({ version: Number(file.slice(0, 3)), name: file, sql: readFileSync(join(dir, file), 'utf8') }))
-}
 
 /**
  * Applies each migration once and records it. The whole run holds the write lock

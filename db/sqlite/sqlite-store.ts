@@ -3,7 +3,7 @@ import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
 import { createRegistryRepository } from './registry-repository.js'
 import { createReputationQueries } from './reputation-queries.js'
-import type { Store } from './store.js'
+import type { Store } from '../store.js'
 
 export interface SqliteStore extends Store {
   readonly engine: 'sqlite'

@@ -1,0 +1,34 @@
+/** How a request was paid (shared contract 2): pay-then-prove headers, x402 v1 or v2, or an MCP tool call. */
+export type AuditFlow = 'proof' | 'x402-v1' | 'x402-v2' | 'mcp'
+
+export interface AuditEntry {
+  at?: number
+  requestId: string
+  service: string
+  resource: string
+  payer?: string
+  signature?: string
+  amount?: bigint
+  outcome: string
+  verified: boolean
+  status: number
+  latencyMs: number
+  /** 'proof' when omitted. */
+  flow?: AuditFlow
+}
+
+/** The audit trail of verified payments and the counters of unpaid requests, the same on every engine. */
+export interface AuditLog {
+  /**
+   * Records how a request ended. A payment (an entry with a signature) has one row: a later
+   * attempt with the same payment replaces it, keeping the time of the first, so replays never
+   * add rows nor move the reputation figures by more than one payment.
+   */
+  record (entry: AuditEntry): Promise<void>
+  /** Counts a request that paid nothing, in memory (no database write; synchronous on purpose). */
+  countUnpaid (service: string, outcome: string, at?: number): void
+  /** Writes the unpaid requests counted since the last flush. */
+  flushUnpaid (): Promise<void>
+  /** Deletes what is older than the retention period, at most batchSize audit rows; returns how many audit rows went. */
+  prune (retentionDays: number, now?: number, batchSize?: number): Promise<number>
+}

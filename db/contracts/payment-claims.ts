@@ -1,0 +1,57 @@
+/** The door family that claimed a signature: the pay-then-prove headers, or x402 (HTTP or MCP). */
+export type ClaimFlow = 'proof' | 'x402'
+
+export interface ClaimRequest {
+  signature: string
+  claimId: string
+  flow: ClaimFlow
+  service: string
+  payer: string
+  amount: bigint
+  resource: string
+  leaseMs: number
+  /** Unix ms; omitted: the database server's clock on PostgreSQL (one clock for every instance), this process's on SQLite. */
+  now?: number
+}
+
+/**
+ * Where a claimed payment stands. 'pending': held, nothing sent; 'sent': a transaction for it may
+ * be on its way, only the chain's verdict frees it; 'redeemed': delivered, spent for good.
+ */
+export type ClaimStatus = 'pending' | 'sent' | 'redeemed'
+
+export interface ClaimState {
+  status: ClaimStatus
+  flow: ClaimFlow
+}
+
+export type ClaimResult =
+  /** `sent`: taken over from a holder that may have sent its transaction: ask the chain first. */
+  | { claimed: true, sent: boolean }
+  | { claimed: false, status: ClaimStatus, flow: ClaimFlow }
+
+/**
+ * The anti-replay store, the same on every engine: a payment (transaction signature) is held by
+ * exactly one request at a time under a lease, marked sent before its transaction may leave,
+ * redeemed once on delivery, or given back. Every method is one atomic operation of the database,
+ * and every method but `claim` and `status` acts only for the current holder (signature + claim id).
+ */
+export interface PaymentClaims {
+  /** Where the signature stands, or undefined: a cheap look before any RPC work. */
+  status (signature: string): Promise<ClaimState | undefined>
+  /** Takes the signature (new, or one of the same flow whose lease ran out), or says who holds it. */
+  claim (request: ClaimRequest): Promise<ClaimResult>
+  /** Before sendTransaction: the claim becomes 'sent' and its lease is renewed. False: no longer held, send nothing. */
+  markSent (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
+  /** Extends the holder's lease while it works. False: the claim was taken over; deliver nothing. */
+  renew (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
+  /** Marks the payment spent. False means this request no longer holds the claim and must not deliver. */
+  redeem (signature: string, claimId: string, now?: number): Promise<boolean>
+  /**
+   * The holder gives up. A pending claim is deleted (the payment is usable again); a sent one is
+   * kept with its lease ended, so the next attempt takes it over and asks the chain.
+   */
+  release (signature: string, claimId: string, now?: number): Promise<boolean>
+  /** The chain said this transaction failed or can never land: nothing moved, the claim is deleted. */
+  discard (signature: string, claimId: string): Promise<boolean>
+}
