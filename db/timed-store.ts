@@ -24,7 +24,9 @@ export function timedStore<S extends Store> (store: S, observe: StoreObserver): 
     renew: (...args) => time('claims.renew', () => claims.renew(...args)),
     redeem: (...args) => time('claims.redeem', () => claims.redeem(...args)),
     release: (...args) => time('claims.release', () => claims.release(...args)),
-    discard: (...args) => time('claims.discard', () => claims.discard(...args))
+    discard: (...args) => time('claims.discard', () => claims.discard(...args)),
+    holdSource: (...args) => time('claims.holdSource', () => claims.holdSource(...args)),
+    releaseSource: (...args) => time('claims.releaseSource', () => claims.releaseSource(...args))
   }
   const timedAudit: AuditLog = {
     record: (...args) => time('audit.record', () => audit.record(...args)),

@@ -54,4 +54,12 @@ export interface PaymentClaims {
   release (signature: string, claimId: string, now?: number): Promise<boolean>
   /** The chain said this transaction failed or can never land: nothing moved, the claim is deleted. */
   discard (signature: string, claimId: string): Promise<boolean>
+  /**
+   * Holds a source token account for one settlement (`holder`: its claim id) for at most `ttlMs`:
+   * false while another holder's hold is live. One settlement in flight per source keeps several
+   * payloads verified against one balance from all being sent at the fee payer's expense.
+   */
+  holdSource (source: string, holder: string, ttlMs: number, now?: number): Promise<boolean>
+  /** Ends this holder's hold of the source. */
+  releaseSource (source: string, holder: string): Promise<boolean>
 }

@@ -151,7 +151,24 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
   const release = holderBatch(pools.fast, RELEASE, [signature, claimId, now])
   const discard = holderBatch(pools.durable, DISCARD, [signature, claimId])
 
+  // Holds are rare (one per settlement) and short: one plain statement each, no batching.
+  const holdSource = async (source: string, holder: string, ttlMs: number, now?: number) => {
+    const { rows } = await query<{ holder: string }>(pools.durable, {
+      text: `INSERT INTO source_holds AS h (source, holder, expires_at)
+        SELECT $1, $2, n.now + $3 FROM (SELECT coalesce($4::bigint, ${CLOCK_MS}) AS now) AS n
+        ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+        WHERE h.expires_at <= excluded.expires_at - $3 OR h.holder = excluded.holder
+        RETURNING h.holder`,
+      values: [source, holder, ttlMs, now ?? null]
+    })
+    return rows[0]?.holder === holder
+  }
+  const releaseSource = async (source: string, holder: string) =>
+    ((await query(pools.fast, { text: 'DELETE FROM source_holds WHERE source = $1 AND holder = $2', values: [source, holder] })).rowCount ?? 0) === 1
+
   return {
+    holdSource,
+    releaseSource,
     status: async (signature) => await status(signature),
     claim: async (request) => await claim(request),
     markSent: async (signature, claimId, leaseMs, now) => await markSent({ signature, claimId, leaseMs, now }),

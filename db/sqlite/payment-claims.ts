@@ -38,7 +38,23 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   const discardStatement = db.prepare(`
     DELETE FROM payment_claims WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
 
+  // Take the source if nobody holds it, its hold ran out, or this holder holds it already.
+  const holdStatement = db.prepare(`
+    INSERT INTO source_holds (source, holder, expires_at) VALUES (@source, @holder, @expiresAt)
+    ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+    WHERE source_holds.expires_at <= @now OR source_holds.holder = excluded.holder
+    RETURNING holder`).pluck()
+  const releaseSourceStatement = db.prepare('DELETE FROM source_holds WHERE source = ? AND holder = ?')
+
   return {
+    async holdSource (source, holder, ttlMs, now = Date.now()) {
+      return holdStatement.get({ source, holder, expiresAt: now + ttlMs, now }) === holder
+    },
+
+    async releaseSource (source, holder) {
+      return releaseSourceStatement.run(source, holder).changes === 1
+    },
+
     async status (signature) {
       return statusStatement.get(signature) as ClaimState | undefined
     },

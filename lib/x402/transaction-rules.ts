@@ -53,6 +53,8 @@ export interface CheckedTransfer {
   blockhash: string
   /** What the fee payer is charged when it lands, success or failure: the signature fees and the priority fee. */
   feeLamports: bigint
+  /** The token account the transfer draws from: one settlement in flight per source. */
+  source: string
 }
 
 const transactionDecoder = getTransactionDecoder()
@@ -146,7 +148,7 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
   if (tokenInstructions.length !== 1 || data === undefined || data[0] !== TRANSFER_CHECKED || data.length !== 10 || transfer.accounts?.length !== 4) {
     return reject('X402_TRANSACTION_NOT_ALLOWED', 'exactly one token instruction, a TransferChecked, is required')
   }
-  const [, mint, destination, authority] = transfer.accounts.map(account => account.address)
+  const [source, mint, destination, authority] = transfer.accounts.map(account => account.address)
   if (mint !== terms.mint) return reject('X402_MINT_MISMATCH', `the transfer must be of mint ${terms.mint}`)
   const expected = transfer.programAddress === TOKEN_PROGRAM ? terms.destinations.token : terms.destinations.token2022
   if (destination !== expected) return reject('X402_RECIPIENT_MISMATCH', `the transfer must go to ${expected}, the payTo's associated token account`)
@@ -156,7 +158,7 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
   const blockhash = 'blockhash' in message.lifetimeConstraint ? message.lifetimeConstraint.blockhash : undefined
   if (blockhash === undefined) return reject('X402_TRANSACTION_NOT_ALLOWED', 'durable nonce transactions are not accepted')
   const feeLamports = BigInt(compiled.header.numSignerAccounts) * LAMPORTS_PER_SIGNATURE + priorityFee
-  return { transfer: { transaction, payer: authority, amount, blockhash, feeLamports } }
+  return { transfer: { transaction, payer: authority, amount, blockhash, feeLamports, source } }
 }
 
 /** What the fee payer pays on top of the signature fees: the unit limit times the unit price, rounded up. */

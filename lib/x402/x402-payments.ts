@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { signBytes, type Address, type KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types'
@@ -59,6 +60,7 @@ export interface X402PaymentsOptions {
 interface FeePayerSpend { outcome: 'none' | 'delivered' | 'failed_on_chain' | 'refused_at_send' }
 
 const IN_PROGRESS_RETRY_SECONDS = 1
+const SOURCE_POLL_MS = 50
 const UNFUNDED_RETRY_SECONDS = 30
 const RPC_RETRY_SECONDS = 2
 
@@ -81,6 +83,8 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   const { rpc, claims, feePayer, network, payTo, mint, commitment } = options
   const library = await createX402Library({ rpc, feePayer, network })
   const transferFee = createTransferFeeReader(rpc, mint)
+  // A lock outlives its holder's settlement (send and confirmation) and no more: a crashed holder's frees itself.
+  const sourceLockMs = options.settlementTimeoutMs + 10_000
   const [[tokenAta], [token2022Ata]] = await Promise.all([
     findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: TOKEN_PROGRAM as Address }),
     findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: TOKEN_2022_PROGRAM as Address })
@@ -292,7 +296,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   async function settle (claim: X402Claim): Promise<Settled | Refusal> {
     const startedAt = performance.now()
     const spend: FeePayerSpend = { outcome: 'none' }
-    const result = await sendAndConfirm(claim, spend)
+    const result = await settleHoldingSource(claim, spend)
     publishSettlement({
       service: claim.service,
       flow: claim.flow,
@@ -301,6 +305,32 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       feePayer: spend.outcome === 'none' ? undefined : { outcome: spend.outcome, lamports: spend.outcome === 'refused_at_send' ? 0n : claim.transfer.feeLamports }
     })
     return result
+  }
+
+  /**
+   * One settlement in flight per source token account, across every process sharing the store:
+   * the next payload from the same account waits until the first one landed or failed, then its
+   * preflight (at processed) sees the real balance and refuses it before the fee payer pays for it.
+   * Waits (polling) until this settlement holds its source, or gives up: 409, nothing sent.
+   */
+  async function holdSource (claim: X402Claim): Promise<boolean> {
+    const deadline = Date.now() + options.settlementTimeoutMs
+    for (;;) {
+      if (await claims.holdSource(claim.transfer.source, claim.claimId, sourceLockMs)) return true
+      if (Date.now() + SOURCE_POLL_MS > deadline) return false
+      await sleep(SOURCE_POLL_MS)
+    }
+  }
+
+  async function settleHoldingSource (claim: X402Claim, spend: FeePayerSpend): Promise<Settled | Refusal> {
+    if (!await holdSource(claim)) {
+      return refusal('PAYMENT_IN_PROGRESS', 'another payment from the same token account is settling; retry the same payment shortly', { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
+    }
+    try {
+      return await sendAndConfirm(claim, spend)
+    } finally {
+      await claims.releaseSource(claim.transfer.source, claim.claimId).catch(() => {})
+    }
   }
 
   async function sendAndConfirm (claim: X402Claim, spend: FeePayerSpend): Promise<Settled | Refusal> {

@@ -123,6 +123,17 @@ for (const engine of ENGINES) {
       t.equal(await b.claims.discard('sent', again.claimId), false, 'a redeemed claim is never discarded')
     })
 
+    t.test('one settlement in flight per source token account, across instances', async t => {
+      t.equal(await a.claims.holdSource('source-1', 'claim-a', LEASE_MS, T0), true)
+      t.equal(await b.claims.holdSource('source-1', 'claim-b', LEASE_MS, T0 + 10), false, 'held: the other waits')
+      t.equal(await a.claims.holdSource('source-1', 'claim-a', LEASE_MS, T0 + 20), true, 'the holder may hold again')
+      t.equal(await c.claims.holdSource('source-2', 'claim-c', LEASE_MS, T0), true, 'another source is free')
+      t.equal(await b.claims.releaseSource('source-1', 'claim-b'), false, 'only the holder releases')
+      t.equal(await b.claims.releaseSource('source-1', 'claim-a'), true)
+      t.equal(await b.claims.holdSource('source-1', 'claim-b', LEASE_MS, T0 + 30), true, 'free once released')
+      t.equal(await c.claims.holdSource('source-1', 'claim-c', LEASE_MS, T0 + 30 + LEASE_MS), true, 'a crashed holder\'s hold ends by itself')
+    })
+
     t.test('a payment has one audit row: replays replace it, keeping the first attempt\'s time', async t => {
       const entry = { requestId: 'r', service: 'fetch-price', resource: '/x', payer: 'replayer', signature: 'replayed', amount: 50_000n, verified: true, status: 503, latencyMs: 2 }
       for (let i = 0; i < 20; i++) await instances[i % 3].audit.record({ ...entry, outcome: 'UPSTREAM_UNAVAILABLE', at: T0 + 100 + i })
@@ -175,7 +186,7 @@ t.test('postgres: instances starting together against an empty database apply th
   const stores = await Promise.all(Array.from({ length: 4 }, async () => await openPostgresStore({ url, poolSize: 2 })))
   t.teardown(async () => { for (const store of stores) await store.close() })
   const { rows } = await stores[0].pool.query('SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version ORDER BY version')
-  t.same(rows, [{ version: 1, n: 1 }, { version: 2, n: 1 }], 'each migration recorded once')
+  t.same(rows, [{ version: 1, n: 1 }, { version: 2, n: 1 }, { version: 3, n: 1 }], 'each migration recorded once')
   t.equal((await stores[3].claims.status('nothing'))?.status, undefined, 'every instance works')
   const client = new pg.Client({ connectionString: url })
   await client.connect()

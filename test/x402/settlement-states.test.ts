@@ -26,6 +26,7 @@ import { startClusterRpc } from '../fixtures/cluster-rpc.js'
 import { startPaidChain, type PaidChain } from '../fixtures/paid-chain.js'
 import { FEE_PAYER_LAMPORTS } from '../fixtures/x402-merchant.js'
 import { buildExactPayment, paymentRequiredOf, v2Header } from '../fixtures/x402-payment.js'
+import { startTestPostgres } from '../fixtures/postgres.js'
 import { build, sqliteOf } from '../helper.js'
 
 const PRICE = PAID_SERVICES['fetch-price'].price
@@ -43,7 +44,7 @@ type Handler = () => Promise<unknown>
  * read on the chain itself, never through the proxy. `/test/paid` sells fetch-price and runs
  * whatever `handler` is at the time.
  */
-async function startMerchant (t: Test, env: Record<string, string>) {
+async function startMerchant (t: Test, env: Record<string, string>, instances = 1) {
   const paid = await startPaidChain(t)
   const cluster = await startClusterRpc(t, paid.chain.url)
   const dir = mkdtempSync(join(tmpdir(), 'x402-settlement-states-'))
@@ -54,7 +55,8 @@ async function startMerchant (t: Test, env: Record<string, string>) {
   const feePayer = await createKeyPairSignerFromBytes(bytes)
   await paid.chain.airdrop(feePayer.address, FEE_PAYER_LAMPORTS)
   const route: { handler: Handler } = { handler: async () => DATA }
-  const app = await build(t, {
+  // Several instances share the store (DATABASE_URL in env), the chain and the fee payer.
+  const apps = await Promise.all(Array.from({ length: instances }, async () => await build(t, {
     ...paid.env,
     SOLANA_RPC_URL: cluster.url,
     X402_NETWORK: 'solana-devnet',
@@ -63,8 +65,10 @@ async function startMerchant (t: Test, env: Record<string, string>) {
     ...env
   }, (app: FastifyInstance) => {
     app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => await route.handler())
-  })
-  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  })))
+  const urls = await Promise.all(apps.map(async app => await app.listen({ port: 0, host: '127.0.0.1' })))
+  const [app] = apps
+  const [url] = urls
   const required = paymentRequiredOf((await fetch(`${url}/test/paid`)).headers)
 
   async function tokenBalance (owner: Address): Promise<bigint> {
@@ -81,8 +85,8 @@ async function startMerchant (t: Test, env: Record<string, string>) {
   }
 
   /** One paid GET with a payment header: status, code, the body and the receipt header. */
-  async function get (header: string) {
-    const res = await fetch(`${url}/test/paid`, { headers: { 'payment-signature': header } })
+  async function get (header: string, at = url) {
+    const res = await fetch(`${at}/test/paid`, { headers: { 'payment-signature': header } })
     const body = await res.json() as Record<string, unknown>
     const receipt = res.headers.get('payment-response')
     return {
@@ -104,7 +108,7 @@ async function startMerchant (t: Test, env: Record<string, string>) {
     }
   }
 
-  return { paid, cluster, app, url, feePayer, route, payment, get, balances, tokenBalance }
+  return { paid, cluster, app, url, urls, feePayer, route, payment, get, balances, tokenBalance }
 }
 
 async function feePayerSignatureOf (feePayer: KeyPairSigner, wire: string): Promise<string> {
@@ -396,3 +400,34 @@ t.test('failed on chain: 402 X402_SETTLEMENT_FAILED, balances as the chain says,
   t.equal(last.buyer, PRICE, 'the blocked wallet kept its tokens')
   t.equal(last.merchant - before.merchant, PRICE, 'the merchant got the price once, for the new payment')
 })
+
+// Ten payloads from one wallet that holds the price once: each verifies against the same balance.
+// One settlement in flight per source token account (held in the store, so across instances too):
+// the first is sent and lands; the next ones wait for it, then their preflight at `processed` sees
+// the real balance and refuses them before the fee payer signs anything that could fail on chain.
+for (const instances of [1, 2]) {
+  t.test(`ten pipelined payloads from one balance${instances === 2 ? ', over two instances sharing PostgreSQL' : ''}: one delivery, no transaction failed on chain`, async t => {
+    const env: Record<string, string> = { X402_SETTLEMENT_TIMEOUT_MS: '3000', PAYMENT_LEASE_SECONDS: '8', PROOF_FAILURE_LIMIT: '0' }
+    if (instances === 2) {
+      env.DATABASE_URL = await (await startTestPostgres(t)).createDatabase(t)
+      // Behind one public address, as a load balancer would put them: the payload names that resource.
+      env.PUBLIC_BASE_URL = 'https://merchant.example'
+    }
+    const m = await startMerchant(t, env, instances)
+    m.cluster.landAfter(400)
+    const buyer = await m.paid.newBuyer(PRICE)
+    const payments = await Promise.all(Array.from({ length: 10 }, async () => await m.payment(buyer)))
+    const before = await m.balances(buyer.address)
+    const answers = await Promise.all(payments.map(async (payment, i) => await m.get(payment.header, m.urls[i % instances])))
+    t.equal(answers.filter(answer => answer.status === 200).length, 1, 'one delivery')
+    const others = new Set(answers.filter(answer => answer.status !== 200).map(answer => `${answer.status} ${answer.code ?? ''}`))
+    t.ok([...others].every(other => ['402 X402_SETTLEMENT_FAILED', '409 PAYMENT_IN_PROGRESS'].includes(other)), `the others are refused before sending: ${[...others].join(', ')}`)
+    await sleep(600) // anything sent meanwhile has landed
+    t.equal(m.cluster.forwardedSends(), 1, 'one transaction reached the chain')
+    const after = await m.balances(buyer.address)
+    t.equal(before.buyer - after.buyer, PRICE, 'the buyer paid once')
+    t.equal(after.merchant - before.merchant, PRICE, 'the merchant got the price once')
+    const delivered = payments[answers.findIndex(answer => answer.status === 200)]
+    t.equal(before.feePayer - after.feePayer, await feeOf(m.paid, delivered.signature), 'the fee payer paid for the one that landed, nothing else')
+  })
+}
