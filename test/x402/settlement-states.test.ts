@@ -431,3 +431,37 @@ for (const instances of [1, 2]) {
     t.equal(before.feePayer - after.feePayer, await feeOf(m.paid, delivered.signature), 'the fee payer paid for the one that landed, nothing else')
   })
 }
+
+// The zero-cost drain: the attacker's payloads verify, and while the first is landing the attacker
+// moves its tokens to a second wallet, so it fails on chain at the fee payer's expense; the next
+// round it moves them back and tries again. Failed settlements count against the wallet.
+t.test('three rounds of the zero-cost drain: at most one transaction a round fails on chain, then the wallet is refused before settlement', async t => {
+  const m = await startMerchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '3000', PAYMENT_LEASE_SECONDS: '8', PROOF_FAILURE_LIMIT: '0' })
+  m.cluster.landAfter(400)
+  const attacker = await m.paid.newBuyer(PRICE)
+  const stash = await m.paid.chain.createWallet()
+  await m.paid.chain.createAta(m.paid.mint, stash.address)
+  const before = await m.balances(attacker.address)
+  const codes: string[] = []
+  for (let round = 0; round < 3; round++) {
+    const payments = await Promise.all(Array.from({ length: 10 }, async () => await m.payment(attacker)))
+    const sendsBefore = m.cluster.calls('sendTransaction')
+    const answers = Promise.all(payments.map(async payment => await m.get(payment.header)))
+    // As soon as the merchant sent the first one (it lands 400 ms later), the tokens leave.
+    const deadline = Date.now() + 3000
+    while (m.cluster.calls('sendTransaction') === sendsBefore && Date.now() < deadline) await sleep(5)
+    if (m.cluster.calls('sendTransaction') > sendsBefore) await m.paid.pay(attacker, PRICE, { to: stash.address })
+    for (const answer of await answers) codes.push(`${answer.status} ${answer.code ?? ''}`)
+    t.equal((await answers).filter(answer => answer.status === 200).length, 0, `round ${round}: nothing delivered`)
+    await sleep(600)
+    // The tokens come back for the next round.
+    if (await m.tokenBalance(stash.address) > 0n) await m.paid.pay(stash, PRICE, { to: attacker.address })
+  }
+  const after = await m.balances(attacker.address)
+  const failedOnChain = m.cluster.forwardedSends()
+  t.ok(failedOnChain <= 1, `at most one transaction reached the chain, and failed there (${failedOnChain})`)
+  t.equal(after.merchant, before.merchant, 'the merchant got nothing')
+  t.ok(before.feePayer - after.feePayer <= BigInt(failedOnChain) * 10_001n, `the fee payer lost at most that one fee (${before.feePayer - after.feePayer} lamports)`)
+  t.ok(codes.slice(20).every(code => code === '429 PAYER_BLOCKED'), 'the last round is refused before settlement: 429 PAYER_BLOCKED')
+  t.ok(codes.every(code => ['402 X402_SETTLEMENT_FAILED', '409 PAYMENT_IN_PROGRESS', '429 PAYER_BLOCKED'].includes(code)), `every answer says why: ${[...new Set(codes)].join(', ')}`)
+})
