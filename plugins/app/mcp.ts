@@ -71,7 +71,25 @@ export default fp(async (fastify) => {
     return createMerchantMcpServer({ info, tools, argumentChecks, merchantTools, callPaidTool, errorBodyOf, instructions })
   }
 
+  // The global rate limit counts an HTTP request once; a JSON-RPC batch holds several calls, so each
+  // tool call past the first counts too (the same counter and key as the global limit).
+  const countCall = fastify.hasDecorator('createRateLimit') ? fastify.createRateLimit() : undefined
+  async function withinRateLimit (request: FastifyRequest): Promise<boolean> {
+    if (countCall === undefined || !Array.isArray(request.body)) return true
+    const calls = request.body.filter(message => (message as { method?: unknown } | null)?.method === 'tools/call').length
+    for (let i = 1; i < calls; i++) {
+      const counted = await countCall(request)
+      if (!counted.isAllowed && counted.isExceeded) return false
+    }
+    return true
+  }
+
   async function handlePost (request: FastifyRequest, reply: FastifyReply) {
+    if (!await withinRateLimit(request)) {
+      const seconds = Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)
+      throw new AppError('RATE_LIMITED', `Rate limit of ${config.RATE_LIMIT_MAX} requests per ${seconds} s exceeded: each tool call of a batch counts as a request`,
+        { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
+    }
     const server = serverFor(request)
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     // From here the transport writes the answer; the headers set so far (security, CORS, request

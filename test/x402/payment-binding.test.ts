@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { getAddMemoInstruction } from '@solana-program/memo'
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022'
@@ -9,27 +6,22 @@ import {
   address,
   appendTransactionMessageInstructions,
   compileTransaction,
-  createKeyPairSignerFromBytes,
   createNoopSigner,
   createTransactionMessage,
-  getBase58Decoder,
   getBase64EncodedWireTransaction,
-  getTransactionDecoder,
   partiallySignTransaction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
-  signBytes,
   type Address,
   type KeyPairSigner
 } from '@solana/kit'
 import type { FastifyInstance } from 'fastify'
 import { AppError } from '../../lib/errors/app-error.js'
-import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { build, sqliteOf } from '../helper.js'
 import { DECIMALS, proofHeaders, startPaidChain, type PaidChain } from '../fixtures/paid-chain.js'
-import { FEE_PAYER_LAMPORTS, startX402Merchant } from '../fixtures/x402-merchant.js'
-import { buildExactPayment, computeUnitLimit, computeUnitPrice, paymentRequiredOf, v1Header, v2Header } from '../fixtures/x402-payment.js'
+import { createFeePayer, startX402Merchant } from '../fixtures/x402-merchant.js'
+import { buildExactPayment, computeUnitLimit, computeUnitPrice, paymentRequiredOf, v1Header, transactionIdOf, v2Header } from '../fixtures/x402-payment.js'
 
 const PRICE = 50_000n
 const MEMO = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr')
@@ -51,11 +43,6 @@ async function get (url: string, headers: Record<string, string> = {}): Promise<
  * The x402 transaction id: the fee payer's signature over the message, as the merchant will make
  * it (Ed25519 is deterministic), computed here without asking the service.
  */
-async function transactionIdOf (wire: string, feePayer: KeyPairSigner): Promise<string> {
-  const { messageBytes } = getTransactionDecoder().decode(Buffer.from(wire, 'base64'))
-  return getBase58Decoder().decode(new Uint8Array(await signBytes(feePayer.keyPair.privateKey, messageBytes)))
-}
-
 function auditCount (app: FastifyInstance, signature: string): number {
   return sqliteOf(app).prepare('SELECT count(*) FROM audit_log WHERE signature = ?').pluck().get(signature) as number
 }
@@ -196,13 +183,7 @@ async function startToken2022Merchant (t: Test) {
   const paid = await startPaidChain(t, {
     mint: { program: 'token-2022', extensions: { transferFee: { basisPoints: 100, maximumFee: 1_000_000n } } }
   })
-  const dir = mkdtempSync(join(tmpdir(), 'x402-fee-payer-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const feePayerPath = join(dir, 'fee-payer.json')
-  const bytes = generateKeypairBytes()
-  writeKeypairFile(feePayerPath, bytes)
-  const feePayer = await createKeyPairSignerFromBytes(bytes)
-  await paid.chain.airdrop(feePayer.address, FEE_PAYER_LAMPORTS)
+  const { feePayer, feePayerPath } = await createFeePayer(t, paid)
   const app = await build(t, { ...paid.env, X402_NETWORK: 'solana-devnet', X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath }, (app) => {
     app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => ({ delivered: true }))
   })

@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import {
-  createKeyPairSignerFromBytes,
   createSolanaRpc,
-  getBase58Decoder,
   getBase64EncodedWireTransaction,
   getTransactionDecoder,
   isSolanaError,
@@ -21,11 +16,10 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { AppError } from '../../lib/errors/app-error.js'
 import { PAID_SERVICES } from '../../lib/payment/catalog.js'
-import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { startClusterRpc } from '../fixtures/cluster-rpc.js'
 import { startPaidChain, type PaidChain } from '../fixtures/paid-chain.js'
-import { FEE_PAYER_LAMPORTS } from '../fixtures/x402-merchant.js'
-import { buildExactPayment, paymentRequiredOf, v2Header } from '../fixtures/x402-payment.js'
+import { createFeePayer } from '../fixtures/x402-merchant.js'
+import { buildExactPayment, paymentRequiredOf, transactionIdOf, v2Header } from '../fixtures/x402-payment.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
 import { build, sqliteOf } from '../helper.js'
 
@@ -47,13 +41,7 @@ type Handler = () => Promise<unknown>
 async function startMerchant (t: Test, env: Record<string, string>, instances = 1) {
   const paid = await startPaidChain(t)
   const cluster = await startClusterRpc(t, paid.chain.url)
-  const dir = mkdtempSync(join(tmpdir(), 'x402-settlement-states-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const feePayerPath = join(dir, 'fee-payer.json')
-  const bytes = generateKeypairBytes()
-  writeKeypairFile(feePayerPath, bytes)
-  const feePayer = await createKeyPairSignerFromBytes(bytes)
-  await paid.chain.airdrop(feePayer.address, FEE_PAYER_LAMPORTS)
+  const { feePayer, feePayerPath } = await createFeePayer(t, paid)
   const route: { handler: Handler } = { handler: async () => DATA }
   // Several instances share the store (DATABASE_URL in env), the chain and the fee payer.
   const apps = await Promise.all(Array.from({ length: instances }, async () => await build(t, {
@@ -81,7 +69,7 @@ async function startMerchant (t: Test, env: Record<string, string>, instances = 
   /** A new `exact` payment of the price from `buyer`: its v2 header and its transaction id (the fee payer's signature). */
   async function payment (buyer: KeyPairSigner) {
     const tx = await buildExactPayment(paid, { buyer, feePayer: feePayer.address, amount: PRICE })
-    return { tx, header: v2Header(tx, required.accepts[0], required.resource), signature: await feePayerSignatureOf(feePayer, tx) }
+    return { tx, header: v2Header(tx, required.accepts[0], required.resource), signature: await transactionIdOf(tx, feePayer) }
   }
 
   /** One paid GET with a payment header: status, code, the body and the receipt header. */
@@ -109,11 +97,6 @@ async function startMerchant (t: Test, env: Record<string, string>, instances = 
   }
 
   return { paid, cluster, app, url, urls, feePayer, route, payment, get, balances, tokenBalance }
-}
-
-async function feePayerSignatureOf (feePayer: KeyPairSigner, wire: string): Promise<string> {
-  const { messageBytes } = getTransactionDecoder().decode(Buffer.from(wire, 'base64'))
-  return getBase58Decoder().decode(new Uint8Array(await signBytes(feePayer.keyPair.privateKey, messageBytes)))
 }
 
 /** The chain's own record of a transaction (read on the chain, not through the proxy). */

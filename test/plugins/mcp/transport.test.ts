@@ -93,6 +93,18 @@ t.test('the rate limit counts MCP calls like any request', async t => {
   t.match(await limited.json(), { statusCode: 429, code: 'RATE_LIMITED' })
 })
 
+t.test('each tool call of a JSON-RPC batch counts toward the rate limit', async t => {
+  const url = await listen(await build(t, { RATE_LIMIT_MAX: '4' }))
+  const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_manifest', arguments: {} } })
+  const pair = await post(url, [call(1), call(2)])
+  t.equal(pair.status, 200, 'two calls in one POST: two of the four')
+  t.equal((await pair.json() as unknown[]).length, 2)
+  const batch = await post(url, [call(3), call(4), call(5)])
+  t.equal(batch.status, 429, 'three more do not fit')
+  t.ok(batch.headers.get('retry-after'))
+  t.match(await batch.json(), { statusCode: 429, code: 'RATE_LIMITED', message: /each tool call of a batch counts/ })
+})
+
 t.test('each MCP request is logged on completion with its request id, as Fastify logs the others', async t => {
   const lines: Array<Record<string, any>> = []
   const stream = { write: (line: string) => { lines.push(JSON.parse(line)) } }
