@@ -96,7 +96,7 @@ export function killTimeoutProblem (env: NodeJS.ProcessEnv, deadlineMs: number):
   const killTimeout = Number(env.kill_timeout)
   if (!Number.isFinite(killTimeout) || killTimeout > deadlineMs) return undefined
   return `PM2 kill_timeout (${killTimeout} ms) must be longer than the close grace and the steps after it (${deadlineMs} ms), ` +
-    'or PM2 kills workers before in-flight requests finish; raise kill_timeout (KILL_TIMEOUT_MS for ecosystem.config.cjs) or lower CLOSE_GRACE_MS'
+    'or PM2 kills workers before in-flight requests finish; raise kill_timeout (PM2_KILL_TIMEOUT_MS for ecosystem.config.cjs) or lower CLOSE_GRACE_MS'
 }
 
 /**
