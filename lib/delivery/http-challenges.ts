@@ -26,7 +26,7 @@ export interface HttpChallengeOptions {
 // with PAYMENT-SIGNATURE, so the body's instructions (for the proof headers) would mislead it.
 const X402_PAYMENT_REQUIRED = 'Payment required'
 const UNPAID_ANSWERS_KEPT = 1024
-export const CHALLENGE_HEADERS = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' } as const
+const CHALLENGE_HEADERS = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' } as const
 
 interface UnpaidAnswer { paymentRequired: string, body: (requestId: string) => string }
 interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: ChallengeBodies, unpaid: (request: { protocol: string, host: string, url: string }) => UnpaidAnswer }

@@ -28,10 +28,6 @@ export function refusal (code: ErrorCode, message: string, extra: { retryAfterSe
   }
 }
 
-export function isRefusal (value: unknown): value is Refusal {
-  return (value as Refusal | undefined)?.refused === true
-}
-
 /**
  * A thrown error as a refusal: an AppError keeps its code (and Retry-After), a node or network
  * failure is RPC_UNAVAILABLE. Anything else is a bug: undefined, so the caller logs it and answers

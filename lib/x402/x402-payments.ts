@@ -9,6 +9,7 @@ import type { HeldPayment, Settled } from '../delivery/paid-delivery.js'
 import { formatTokenAmount, PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
 import { storedResource } from '../payment/stored-resource.js'
 import { publishSettlement } from '../metrics/events.js'
+import { rpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { codeOfInvalidReason, isBlockhashExpired, isFeePayerUnfunded } from './invalid-reasons.js'
 import { createX402Library, RPC_UNAVAILABLE_MARK } from './library.js'
@@ -62,9 +63,9 @@ interface FeePayerSpend { outcome: 'none' | 'delivered' | 'failed_on_chain' | 'r
 const IN_PROGRESS_RETRY_SECONDS = 1
 const SOURCE_POLL_MS = 50
 const UNFUNDED_RETRY_SECONDS = 30
-const RPC_RETRY_SECONDS = 2
 
-const rpcDown = () => refusal('RPC_UNAVAILABLE', 'The Solana RPC node is unavailable; nothing was charged, retry shortly', { retryAfterSeconds: RPC_RETRY_SECONDS })
+/** A failure of the node or of the library, never the buyer's doing: its own code when it has one, else 503 RPC_UNAVAILABLE with the node's Retry-After. */
+const notTheBuyers = (error: unknown): Refusal => refusalOf(error) ?? refusalOf(rpcUnavailable(error)) as Refusal
 const feePayerUnfunded = () => refusal('X402_FEE_PAYER_UNFUNDED', 'the merchant cannot pay the transaction fee right now; nothing moved', { retryAfterSeconds: UNFUNDED_RETRY_SECONDS })
 const inProgress = () => refusal('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment; retry the same payment shortly', { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
 
@@ -123,11 +124,11 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       verdict = await library.verify(raw, requirement)
     } catch (error) {
       // The library threw: a node that failed us, or a bug of ours; never the buyer's doing.
-      return refusalOf(error) ?? rpcDown()
+      return notTheBuyers(error)
     }
     if (verdict.isValid) return undefined
     const detail = verdict.invalidMessage
-    if (detail?.includes(RPC_UNAVAILABLE_MARK) === true) return rpcDown()
+    if (detail?.includes(RPC_UNAVAILABLE_MARK) === true) return notTheBuyers(new Error(detail))
     if (isBlockhashExpired(detail)) return refusal('X402_BLOCKHASH_EXPIRED', 'the transaction\'s blockhash is too old to land; build a new transaction')
     if (isFeePayerUnfunded(detail)) return feePayerUnfunded()
     const code = codeOfInvalidReason(verdict.invalidReason)
@@ -243,7 +244,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       if (refused !== undefined) return refused
       return await claim(base)
     } catch (error) {
-      return refusalOf(error) ?? rpcDown()
+      return notTheBuyers(error)
     }
   }
 

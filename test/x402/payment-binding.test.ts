@@ -43,6 +43,15 @@ async function get (url: string, headers: Record<string, string> = {}): Promise<
  * The x402 transaction id: the fee payer's signature over the message, as the merchant will make
  * it (Ed25519 is deterministic), computed here without asking the service.
  */
+/** A fresh buyer's v2 payment of the price for /test/paid, made from its 402: the header and the transaction id. */
+async function newPayment (m: { url: string, paid: PaidChain, feePayer: KeyPairSigner }) {
+  const challenge = await fetch(`${m.url}/test/paid`)
+  const required = paymentRequiredOf(challenge.headers)
+  const buyer = await m.paid.newBuyer(10_000_000n)
+  const tx = await buildExactPayment(m.paid, { buyer, feePayer: m.feePayer.address, amount: PRICE })
+  return { challengeStatus: challenge.status, buyer, tx, header: v2Header(tx, required.accepts[0], required.resource), signature: await transactionIdOf(tx, m.feePayer) }
+}
+
 function auditCount (app: FastifyInstance, signature: string): number {
   return sqliteOf(app).prepare('SELECT count(*) FROM audit_log WHERE signature = ?').pluck().get(signature) as number
 }
@@ -62,13 +71,8 @@ t.test('payments are bound to their flow and their resource', async (t) => {
   const { paid, app } = m
 
   t.test('A. a pending x402 payment cannot be taken through the proof headers', async (t) => {
-    const challenge = await fetch(`${m.url}/test/paid`)
-    t.equal(challenge.status, 402)
-    const required = paymentRequiredOf(challenge.headers)
-    const buyer = await paid.newBuyer(10_000_000n)
-    const tx = await buildExactPayment(paid, { buyer, feePayer: m.feePayer.address, amount: PRICE })
-    const header = v2Header(tx, required.accepts[0], required.resource)
-    const signature = await transactionIdOf(tx, m.feePayer)
+    const { challengeStatus, buyer, header, signature } = await newPayment(m)
+    t.equal(challengeStatus, 402)
     const before = await m.merchantBalance()
 
     // The transfer lands, but its confirmation cannot be read in time: the claim stays sent.
@@ -253,12 +257,7 @@ t.test('D. replays of one unsettled payment do not poison the record', async (t)
   const { paid, app } = m
 
   t.test('one x402 payload replayed against a failing handler', async (t) => {
-    const challenge = await fetch(`${m.url}/test/paid`)
-    const required = paymentRequiredOf(challenge.headers)
-    const buyer = await paid.newBuyer(10_000_000n)
-    const tx = await buildExactPayment(paid, { buyer, feePayer: m.feePayer.address, amount: PRICE })
-    const header = v2Header(tx, required.accepts[0], required.resource)
-    const signature = await transactionIdOf(tx, m.feePayer)
+    const { buyer, header, signature } = await newPayment(m)
     const before = await m.merchantBalance()
     const reputation = await reputationOf(m.url)
 
