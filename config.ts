@@ -73,6 +73,11 @@ export const ConfigSchema = Type.Object({
   PAYMENT_LEASE_SECONDS: Int(5, 3600, 90, 'how long a claimed payment stays reserved for one request without renewal; at least the handler and settlement timeouts'),
   PAYMENT_NOT_FOUND_WAIT_MS: Int(0, 30_000, 0, 'how long to wait for a just-sent transaction to appear'),
   AUDIT_RETENTION_DAYS: Int(1, 3650, 90, 'audit rows older than this are deleted'),
+  DELIVERY_RETENTION_SECONDS: Int(0, 604_800, 3600, 'how long a paid answer is kept for re-delivery to the same payment (0: not kept)'),
+  REDELIVERY: Type.Union([Type.Literal('payment'), Type.Literal('buyer-only')], {
+    default: 'payment',
+    description: 'who may fetch an answer that did not reach its buyer: anyone bringing the same payment, or only the buyer (same payment-identifier, or a wallet signature)'
+  }),
   PRICE_API_URL: HttpUrl('price aggregator base URL'),
   PRICE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Jupiter API key (x-api-key)' })),
   PRICE_CACHE_TTL_MS: Int(0, 3_600_000, 10_000, 'how long a price is reused'),

@@ -26,7 +26,12 @@ export function timedStore<S extends Store> (store: S, observe: StoreObserver): 
     release: (...args) => time('claims.release', () => claims.release(...args)),
     discard: (...args) => time('claims.discard', () => claims.discard(...args)),
     holdSource: (...args) => time('claims.holdSource', () => claims.holdSource(...args)),
-    releaseSource: (...args) => time('claims.releaseSource', () => claims.releaseSource(...args))
+    releaseSource: (...args) => time('claims.releaseSource', () => claims.releaseSource(...args)),
+    keptAnswer: (...args) => time('claims.keptAnswer', () => claims.keptAnswer(...args)),
+    claimOfPaymentId: (...args) => time('claims.claimOfPaymentId', () => claims.claimOfPaymentId(...args)),
+    markReached: (...args) => time('claims.markReached', () => claims.markReached(...args)),
+    cancelCall: (...args) => time('claims.cancelCall', () => claims.cancelCall(...args)),
+    pruneAnswers: (...args) => claims.pruneAnswers(...args)
   }
   const timedAudit: AuditLog = {
     record: (...args) => time('audit.record', () => audit.record(...args)),

@@ -10,8 +10,39 @@ export interface ClaimRequest {
   amount: bigint
   resource: string
   leaseMs: number
+  /** The buyer's x402 payment-identifier: one claim per payer and id (a second payment under the same id is never charged). */
+  paymentId?: string
+  /** Names the MCP call this claim serves (its session and JSON-RPC id, hashed), so a cancel notice can find it. */
+  callerRef?: string
   /** Unix ms; omitted: the database server's clock on PostgreSQL (one clock for every instance), this process's on SQLite. */
   now?: number
+}
+
+/** The answer a redeem keeps for re-delivery: the bytes the buyer paid for, with the receipt. */
+export interface AnswerToKeep {
+  /** What was bought: method, resource and arguments, hashed (lib/delivery/request-key.ts). */
+  requestKey: string
+  status: number
+  contentType: string
+  body: string
+  /** The receipt as delivered (SettleResponse or the proof receipt). */
+  receipt: Record<string, unknown>
+  /** How long it is kept (DELIVERY_RETENTION_SECONDS). */
+  retentionMs: number
+}
+
+/** A kept answer, while its retention lasts. */
+export interface KeptAnswer extends Omit<AnswerToKeep, 'retentionMs'> {
+  signature: string
+  payer: string
+  /** Base units the merchant received, the service and the stored resource, as claimed. */
+  amount: bigint
+  service: string
+  resource: string
+  paymentId?: string
+  /** The answer reached the buyer (the HTTP answer finished, the MCP result was written) and no cancel came after. */
+  reached: boolean
+  expiresAt: number
 }
 
 /**
@@ -41,12 +72,28 @@ export interface PaymentClaims {
   status (signature: string): Promise<ClaimState | undefined>
   /** Takes the signature (new, or one of the same flow whose lease ran out), or says who holds it. */
   claim (request: ClaimRequest): Promise<ClaimResult>
-  /** Before sendTransaction: the claim becomes 'sent' and its lease is renewed. False: no longer held, send nothing. */
+  /** Before sendTransaction: the claim becomes 'sent' and its lease is renewed. False: no longer held (or its call was cancelled), send nothing. */
   markSent (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
   /** Extends the holder's lease while it works. False: the claim was taken over; deliver nothing. */
   renew (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
-  /** Marks the payment spent. False means this request no longer holds the claim and must not deliver. */
-  redeem (signature: string, claimId: string, now?: number): Promise<boolean>
+  /**
+   * Marks the payment spent and, in the same atomic operation, keeps its answer for re-delivery.
+   * False means this request no longer holds the claim and must not deliver.
+   */
+  redeem (signature: string, claimId: string, now?: number, answer?: AnswerToKeep): Promise<boolean>
+  /** The kept answer of a redeemed payment, unless its retention ended. */
+  keptAnswer (signature: string, now?: number): Promise<KeptAnswer | undefined>
+  /** The claim a payer's payment-identifier names, if any. */
+  claimOfPaymentId (payer: string, paymentId: string): Promise<{ signature: string, status: ClaimStatus } | undefined>
+  /** The kept answer reached the buyer. */
+  markReached (signature: string): Promise<void>
+  /**
+   * The MCP client cancelled the call `callerRef` names: its claim can no longer be marked sent
+   * (nothing is settled), and its kept answer, if any, counts as not reached. True if a claim matched.
+   */
+  cancelCall (callerRef: string): Promise<boolean>
+  /** Deletes kept answers past retention (at most batchSize) and frees their payment-identifiers; returns how many went. */
+  pruneAnswers (now?: number, batchSize?: number): Promise<number>
   /**
    * The holder gives up. A pending claim is deleted (the payment is usable again); a sent one is
    * kept with its lease ended, so the next attempt takes it over and asks the chain.

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { ClaimRequest, ClaimResult, ClaimState, PaymentClaims } from '../contracts/payment-claims.js'
+import type { AnswerToKeep, ClaimRequest, ClaimResult, ClaimState, KeptAnswer, PaymentClaims } from '../contracts/payment-claims.js'
 import { createBatcher } from './batcher.js'
 import { callDatabase } from './connection.js'
 
@@ -30,34 +30,56 @@ const CLOCK_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint'
 // statement, a batch's, not a call's.
 const CLAIM = {
   text: `
-    INSERT INTO payment_claims AS c (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
-    SELECT i.signature, 'pending', i.flow, i.claim_id, i.now + i.lease_ms, i.service, i.payer, i.amount, i.resource, i.now
-    FROM (SELECT signature, flow, claim_id, lease_ms, service, payer, amount, resource, coalesce(now, ${CLOCK_MS}) AS now
-      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::bigint[], $9::text[])
-        AS u (signature, claim_id, lease_ms, service, payer, amount, resource, now, flow)) AS i
+    INSERT INTO payment_claims AS c (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref)
+    SELECT i.signature, 'pending', i.flow, i.claim_id, i.now + i.lease_ms, i.service, i.payer, i.amount, i.resource, i.now, i.payment_id, i.caller_ref
+    FROM (SELECT signature, flow, claim_id, lease_ms, service, payer, amount, resource, coalesce(now, ${CLOCK_MS}) AS now, payment_id, caller_ref
+      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[])
+        AS u (signature, claim_id, lease_ms, service, payer, amount, resource, now, flow, payment_id, caller_ref)) AS i
     ORDER BY i.signature
     ON CONFLICT (signature) DO UPDATE SET
       claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
-      payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at
+      payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at,
+      payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = false
     WHERE c.status IN ('pending', 'sent') AND c.flow = excluded.flow AND c.lease_expires_at <= excluded.claimed_at
     RETURNING c.signature, c.claim_id, c.status`
 }
 const STATUS = { text: 'SELECT signature, status, flow FROM payment_claims WHERE signature = ANY($1::text[])' }
 const HELD = "c.signature = i.signature AND c.claim_id = i.claim_id AND c.status IN ('pending', 'sent')"
+// A redeem keeps the answer it delivers (when it has one) in the same statement: a payment that is
+// spent always has its answer for re-delivery.
 const REDEEM = {
-  text: `UPDATE payment_claims c SET status = 'redeemed', redeemed_at = coalesce(i.now, ${CLOCK_MS})
-    FROM unnest($1::text[], $2::text[], $3::bigint[]) AS i (signature, claim_id, now)
-    WHERE ${HELD}
-    RETURNING c.signature, c.claim_id`
+  text: `WITH i AS (SELECT signature, claim_id, coalesce(now, ${CLOCK_MS}) AS now, request_key, status, content_type, body, receipt, retention_ms
+      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[])
+        AS u (signature, claim_id, now, request_key, status, content_type, body, receipt, retention_ms)),
+    redeemed AS (UPDATE payment_claims c SET status = 'redeemed', redeemed_at = i.now FROM i
+      WHERE ${HELD}
+      RETURNING c.signature, c.claim_id),
+    kept AS (INSERT INTO kept_answers (signature, request_key, status, content_type, body, receipt, expires_at)
+      SELECT i.signature, i.request_key, i.status, i.content_type, i.body, i.receipt, i.now + i.retention_ms
+      FROM i JOIN redeemed r ON r.signature = i.signature AND r.claim_id = i.claim_id
+      WHERE i.body IS NOT NULL
+      ON CONFLICT (signature) DO UPDATE SET request_key = excluded.request_key, status = excluded.status, content_type = excluded.content_type,
+        body = excluded.body, receipt = excluded.receipt, reached = false, expires_at = excluded.expires_at)
+    SELECT signature, claim_id FROM redeemed`
 }
+const KEPT_ANSWER = `SELECT a.signature, a.request_key AS "requestKey", a.status, a.content_type AS "contentType", a.body, a.receipt,
+    a.reached AND NOT c.cancelled AS reached, a.expires_at AS "expiresAt", c.payer, c.amount, c.service, c.resource, c.payment_id AS "paymentId"
+  FROM kept_answers a JOIN payment_claims c ON c.signature = a.signature
+  WHERE a.signature = $1 AND a.expires_at > coalesce($2::bigint, ${CLOCK_MS})`
+const EXPIRED = `SELECT signature FROM kept_answers WHERE expires_at <= coalesce($1::bigint, ${CLOCK_MS}) ORDER BY expires_at LIMIT $2`
+const PRUNE_ANSWERS = `WITH expired AS (${EXPIRED}),
+    freed AS (UPDATE payment_claims c SET payment_id = NULL FROM expired e WHERE c.signature = e.signature AND c.payment_id IS NOT NULL)
+  DELETE FROM kept_answers a USING expired e WHERE a.signature = e.signature`
+const UNIQUE_VIOLATION = '23505'
 // markSent and renew: a new lease for the holder; markSent also records that money may move.
-const LEASE = (status: string) => ({
+const LEASE = (status: string, condition = '') => ({
   text: `UPDATE payment_claims c SET ${status}lease_expires_at = coalesce(i.now, ${CLOCK_MS}) + i.lease_ms
     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS i (signature, claim_id, now, lease_ms)
-    WHERE ${HELD}
+    WHERE ${HELD}${condition}
     RETURNING c.signature, c.claim_id`
 })
-const MARK_SENT = LEASE("status = 'sent', ")
+// A cancelled MCP call is never marked sent: nothing is settled for a caller that left.
+const MARK_SENT = LEASE("status = 'sent', ", ' AND NOT c.cancelled')
 const RENEW = LEASE('')
 // A pending claim is deleted; a sent one keeps its row with its lease ended (only the chain frees it).
 const RELEASE = {
@@ -97,17 +119,36 @@ async function query<R extends pg.QueryResultRow> (pool: pg.Pool, config: pg.Que
 export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg.Pool }, options: { maxInFlight: number }): PaymentClaims {
   const batching = { maxInFlight: options.maxInFlight, maxBatch: MAX_BATCH }
 
+  type Taken = { signature: string, claim_id: string, status: ClaimState['status'] }
+  const claimStatement = async (batch: ClaimRequest[]) => (await query<Taken>(pools.fast, {
+    ...CLAIM,
+    values: [batch.map(r => r.signature), batch.map(r => r.claimId), batch.map(r => r.leaseMs), batch.map(r => r.service),
+      batch.map(r => r.payer), batch.map(r => r.amount.toString()), batch.map(r => r.resource), batch.map(r => r.now ?? null), batch.map(r => r.flow),
+      batch.map(r => r.paymentId ?? null), batch.map(r => r.callerRef ?? null)]
+  })).rows
+  // A payment-identifier its payer already uses on another payment breaks the unique index and
+  // with it the whole statement: the batch is then claimed one by one, and that claim is lost like
+  // a race (its caller looked the id up first; this is the concurrent case).
+  async function takeClaims (batch: ClaimRequest[]): Promise<Taken[]> {
+    try {
+      return await claimStatement(batch)
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error
+      const one = await Promise.all(batch.map(async request => await claimStatement([request]).catch((failure: unknown) => {
+        if ((failure as { code?: unknown }).code === UNIQUE_VIOLATION) return []
+        throw failure
+      })))
+      return one.flat()
+    }
+  }
+
   const claim = createBatcher(async (requests: ClaimRequest[]): Promise<ClaimResult[]> => {
     // One row per signature in a statement (a row cannot be claimed twice by one statement): the
     // first request of a signature competes, the others in the batch lose to it.
     const first = new Map<string, ClaimRequest>()
     for (const request of requests) if (!first.has(request.signature)) first.set(request.signature, request)
     const unique = [...first.values()]
-    const { rows } = await query<{ signature: string, claim_id: string, status: ClaimState['status'] }>(pools.fast, {
-      ...CLAIM,
-      values: [unique.map(r => r.signature), unique.map(r => r.claimId), unique.map(r => r.leaseMs), unique.map(r => r.service),
-        unique.map(r => r.payer), unique.map(r => r.amount.toString()), unique.map(r => r.resource), unique.map(r => r.now ?? null), unique.map(r => r.flow)]
-    })
+    const rows = await takeClaims(unique)
     const taken = new Map(rows.map(row => [row.signature, row]))
     let held: Map<string, ClaimState> | undefined
     if (taken.size < unique.length) {
@@ -132,7 +173,7 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
 
   // Holder operations: a (signature, claim id) pair names one claim; a pair twice in a batch is
   // answered once, as the second of two sequential calls would be (false).
-  interface HolderCall { signature: string, claimId: string, now?: number, leaseMs?: number }
+  interface HolderCall { signature: string, claimId: string, now?: number, leaseMs?: number, answer?: AnswerToKeep }
   function holderBatch (pool: pg.Pool, statement: pg.QueryConfig, columns: Array<(call: HolderCall) => unknown>, maxInFlight = options.maxInFlight) {
     return createBatcher(async (items: HolderCall[]) => {
       const { rows } = await query<{ signature: string, claim_id: string }>(pool, { ...statement, values: columns.map(column => items.map(column)) })
@@ -144,7 +185,12 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
   const claimId = (call: HolderCall) => call.claimId
   const now = (call: HolderCall) => call.now ?? null
   const leaseMs = (call: HolderCall) => call.leaseMs
-  const redeem = holderBatch(pools.durable, REDEEM, [signature, claimId, now], REDEEMS_IN_FLIGHT)
+  const answer = (field: keyof AnswerToKeep) => (call: HolderCall) => {
+    const value = call.answer?.[field]
+    return value === undefined ? null : field === 'receipt' ? JSON.stringify(value) : value
+  }
+  const redeem = holderBatch(pools.durable, REDEEM, [signature, claimId, now, answer('requestKey'), answer('status'), answer('contentType'),
+    answer('body'), answer('receipt'), answer('retentionMs')], REDEEMS_IN_FLIGHT)
   // A sent mark must outlive a crash of the database server before the transaction leaves: durable.
   const markSent = holderBatch(pools.durable, MARK_SENT, [signature, claimId, now, leaseMs])
   const renew = holderBatch(pools.fast, RENEW, [signature, claimId, now, leaseMs])
@@ -173,7 +219,28 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
     claim: async (request) => await claim(request),
     markSent: async (signature, claimId, leaseMs, now) => await markSent({ signature, claimId, leaseMs, now }),
     renew: async (signature, claimId, leaseMs, now) => await renew({ signature, claimId, leaseMs, now }),
-    redeem: async (signature, claimId, now) => await redeem({ signature, claimId, now }),
+    redeem: async (signature, claimId, now, answer) => await redeem({ signature, claimId, now, answer }),
+    async keptAnswer (signature, now) {
+      const { rows } = await query<Omit<KeptAnswer, 'receipt' | 'expiresAt' | 'paymentId' | 'amount'> & { receipt: string, expiresAt: string, paymentId: string | null, amount: string }>(pools.fast,
+        { text: KEPT_ANSWER, values: [signature, now ?? null] })
+      if (rows.length === 0) return undefined
+      const { paymentId, ...kept } = rows[0]
+      return { ...kept, amount: BigInt(kept.amount), receipt: JSON.parse(kept.receipt) as Record<string, unknown>, expiresAt: Number(kept.expiresAt), ...(paymentId === null ? {} : { paymentId }) }
+    },
+    async claimOfPaymentId (payer, paymentId) {
+      const { rows } = await query<{ signature: string, status: ClaimState['status'] }>(pools.fast,
+        { text: 'SELECT signature, status FROM payment_claims WHERE payer = $1 AND payment_id = $2', values: [payer, paymentId] })
+      return rows[0]
+    },
+    async markReached (signature) {
+      await query(pools.fast, { text: 'UPDATE kept_answers SET reached = true WHERE signature = $1', values: [signature] })
+    },
+    async cancelCall (callerRef) {
+      return ((await query(pools.durable, { text: 'UPDATE payment_claims SET cancelled = true WHERE caller_ref = $1', values: [callerRef] })).rowCount ?? 0) > 0
+    },
+    async pruneAnswers (now, batchSize = Number.MAX_SAFE_INTEGER) {
+      return (await query(pools.fast, { text: PRUNE_ANSWERS, values: [now ?? null, batchSize] })).rowCount ?? 0
+    },
     release: async (signature, claimId, now) => await release({ signature, claimId, now }),
     discard: async (signature, claimId) => await discard({ signature, claimId })
   }

@@ -1,4 +1,4 @@
-import type { ClaimState, ClaimStatus, PaymentClaims } from '../contracts/payment-claims.js'
+import type { AnswerToKeep, ClaimState, ClaimStatus, KeptAnswer, PaymentClaims } from '../contracts/payment-claims.js'
 import type { SqliteDatabase } from './open-database.js'
 
 /**
@@ -11,18 +11,29 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   // or pending request). A redeemed row, a live lease or another flow makes the WHERE false, so
   // nothing is returned. A taken-over row keeps its status: 'sent' stays sent.
   const claimStatement = db.prepare(`
-    INSERT INTO payment_claims (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at)
-    VALUES (@signature, 'pending', @flow, @claimId, @leaseExpiresAt, @service, @payer, @amount, @resource, @now)
+    INSERT INTO payment_claims (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref)
+    VALUES (@signature, 'pending', @flow, @claimId, @leaseExpiresAt, @service, @payer, @amount, @resource, @now, @paymentId, @callerRef)
     ON CONFLICT (signature) DO UPDATE SET
       claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
-      payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at
+      payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at,
+      payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = 0
     WHERE payment_claims.status IN ('pending', 'sent') AND payment_claims.flow = excluded.flow
       AND payment_claims.lease_expires_at <= excluded.claimed_at
     RETURNING claim_id AS claimId, status`)
   const statusStatement = db.prepare('SELECT status, flow FROM payment_claims WHERE signature = ?')
+  // A payment-identifier the payer already uses on another payment breaks the unique index: that
+  // claim is lost like a race (the caller looked the id up first; this is the concurrent case).
+  function takeClaim (row: Record<string, unknown>): { claimId: string, status: ClaimStatus } | undefined {
+    try {
+      return claimStatement.get(row) as { claimId: string, status: ClaimStatus } | undefined
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined
+      throw error
+    }
+  }
   const markSentStatement = db.prepare(`
     UPDATE payment_claims SET status = 'sent', lease_expires_at = ?
-    WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
+    WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent') AND cancelled = 0`)
   const renewStatement = db.prepare(`
     UPDATE payment_claims SET lease_expires_at = ?
     WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
@@ -35,6 +46,29 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
     UPDATE payment_claims SET lease_expires_at = ? WHERE signature = ? AND claim_id = ? AND status = 'sent'`)
   const release = db.transaction((signature: string, claimId: string, now: number) =>
     deletePending.run(signature, claimId).changes + endSentLease.run(now, signature, claimId).changes === 1)
+  const keepAnswer = db.prepare(`
+    INSERT OR REPLACE INTO kept_answers (signature, request_key, status, content_type, body, receipt, expires_at)
+    VALUES (@signature, @requestKey, @status, @contentType, @body, @receipt, @expiresAt)`)
+  const redeemKeeping = db.transaction((signature: string, claimId: string, now: number, answer: AnswerToKeep) => {
+    if (redeemStatement.run(now, signature, claimId).changes !== 1) return false
+    keepAnswer.run({ ...answer, signature, receipt: JSON.stringify(answer.receipt), expiresAt: now + answer.retentionMs })
+    return true
+  })
+  const keptAnswerStatement = db.prepare(`
+    SELECT a.signature, a.request_key AS requestKey, a.status, a.content_type AS contentType, a.body, a.receipt,
+      a.reached = 1 AND c.cancelled = 0 AS reached, a.expires_at AS expiresAt, c.payer, c.amount, c.service, c.resource, c.payment_id AS paymentId
+    FROM kept_answers a JOIN payment_claims c ON c.signature = a.signature
+    WHERE a.signature = ? AND a.expires_at > ?`)
+  const paymentIdStatement = db.prepare('SELECT signature, status FROM payment_claims WHERE payer = ? AND payment_id = ?')
+  const markReachedStatement = db.prepare('UPDATE kept_answers SET reached = 1 WHERE signature = ?')
+  const cancelStatement = db.prepare('UPDATE payment_claims SET cancelled = 1 WHERE caller_ref = ?')
+  const EXPIRED = 'SELECT signature FROM kept_answers WHERE expires_at <= @now ORDER BY expires_at LIMIT @limit'
+  const freePaymentIds = db.prepare(`UPDATE payment_claims SET payment_id = NULL WHERE payment_id IS NOT NULL AND signature IN (${EXPIRED})`)
+  const deleteExpired = db.prepare(`DELETE FROM kept_answers WHERE signature IN (${EXPIRED})`)
+  const pruneAnswers = db.transaction((now: number, limit: number) => {
+    freePaymentIds.run({ now, limit })
+    return deleteExpired.run({ now, limit }).changes
+  })
   const discardStatement = db.prepare(`
     DELETE FROM payment_claims WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
 
@@ -61,7 +95,7 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
 
     async claim (request) {
       const now = request.now ?? Date.now()
-      const winner = claimStatement.get({
+      const winner = takeClaim({
         signature: request.signature,
         claimId: request.claimId,
         flow: request.flow,
@@ -70,8 +104,10 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
         payer: request.payer,
         amount: request.amount.toString(),
         resource: request.resource,
+        paymentId: request.paymentId ?? null,
+        callerRef: request.callerRef ?? null,
         now
-      }) as { claimId: string, status: ClaimStatus } | undefined
+      })
       if (winner?.claimId === request.claimId) return { claimed: true, sent: winner.status === 'sent' }
       // Lost the race: say why. A row deleted in between reads as still in progress.
       const holder = statusStatement.get(request.signature) as ClaimState | undefined
@@ -86,8 +122,32 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       return renewStatement.run(now + leaseMs, signature, claimId).changes === 1
     },
 
-    async redeem (signature, claimId, now = Date.now()) {
+    async redeem (signature, claimId, now = Date.now(), answer) {
+      if (answer !== undefined) return redeemKeeping.immediate(signature, claimId, now, answer)
       return redeemStatement.run(now, signature, claimId).changes === 1
+    },
+
+    async keptAnswer (signature, now = Date.now()) {
+      const row = keptAnswerStatement.get(signature, now) as (Omit<KeptAnswer, 'receipt' | 'reached' | 'paymentId' | 'amount'> & { receipt: string, reached: number, paymentId: string | null, amount: string }) | undefined
+      if (row === undefined) return undefined
+      const { paymentId, ...kept } = row
+      return { ...kept, amount: BigInt(row.amount), receipt: JSON.parse(row.receipt) as Record<string, unknown>, reached: row.reached === 1, ...(paymentId === null ? {} : { paymentId }) }
+    },
+
+    async claimOfPaymentId (payer, paymentId) {
+      return paymentIdStatement.get(payer, paymentId) as { signature: string, status: ClaimStatus } | undefined
+    },
+
+    async markReached (signature) {
+      markReachedStatement.run(signature)
+    },
+
+    async cancelCall (callerRef) {
+      return cancelStatement.run(callerRef).changes > 0
+    },
+
+    async pruneAnswers (now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER) {
+      return pruneAnswers.immediate(now, batchSize)
     },
 
     async release (signature, claimId, now = Date.now()) {

@@ -12,8 +12,10 @@ import { decodePaymentHeader } from '../x402/payment-payload.js'
 import { encodeHeaderJson, readPaymentForm, X402_HEADERS } from '../x402/payment-headers.js'
 import type { X402Payments } from '../x402/x402-payments.js'
 import type { createHttpChallenges, HttpAnswer } from './http-challenges.js'
-import type { DeliveryCore, PaidDelivery } from './paid-delivery.js'
+import type { AuditFlow } from '../../db/contracts/audit-log.js'
+import type { DeliveryCore, PaidDelivery, Redelivered } from './paid-delivery.js'
 import { refusal, refusalOf, type Refusal } from './refusal.js'
+import { requestKey } from './request-key.js'
 
 export interface HttpDoorOptions {
   core: DeliveryCore
@@ -31,6 +33,10 @@ export interface HttpDoorOptions {
 }
 
 const PAID_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
+/** Set on an answer served again from a payment that already bought it: nothing was charged. */
+export const REDELIVERED_HEADER = 'x-payment-redelivered'
+/** The largest answer kept for re-delivery; a larger one (none of today's products) is delivered once, not kept. */
+const MAX_KEPT_ANSWER_BYTES = 256 * 1024
 
 /**
  * The HTTP door of the paid-delivery core: one preHandler (the gate) and one onSend hook per paid
@@ -48,7 +54,8 @@ export function createHttpDoor (options: HttpDoorOptions) {
   }
 
   /** Verifies and claims the request's payment: the delivery, or why not. */
-  async function open (request: FastifyRequest, service: PaidServiceName, underWay: Array<() => void>): Promise<PaidDelivery | Refusal | 'unpaid'> {
+  async function open (request: FastifyRequest, service: PaidServiceName, underWay: Array<() => void>): Promise<PaidDelivery | Redelivered | Refusal | 'unpaid'> {
+    const bought = requestKey(request.method, requestPath(request.url))
     const form = readPaymentForm(request.headers)
     if (form.kind === 'conflict') {
       const headers = [...new Set(form.headers)]
@@ -58,21 +65,25 @@ export function createHttpDoor (options: HttpDoorOptions) {
       const decoded = decodePaymentHeader(form.header)
       if ('rejection' in decoded) return refusal(decoded.rejection.code, decoded.rejection.message)
       underWay.push(options.checkFailureLimit(request.ip))
-      const claim = await x402.verifyAndClaim(decoded.payload, service, { resource: resourceUrl(request), flow: form.flow })
+      const claim = await x402.verifyAndClaim(decoded.payload, service, { resource: resourceUrl(request), flow: form.flow, requestKey: bought })
       if ('refused' in claim) return claim
-      return core.begin(claim, async () => await x402.settle(claim), request.ip)
+      if ('redelivered' in claim) return core.redelivered(claim.answer, form.flow)
+      return core.begin(claim, async (answer) => await x402.settle(claim, answer), request.ip)
     }
     const read = readPaymentProof(request.headers)
     if ('absent' in read) return 'unpaid'
     if ('rejection' in read) return refusal(read.rejection.code, read.rejection.message, { details: read.rejection.details })
     underWay.push(options.checkFailureLimit(request.ip))
     const header = request.headers[PAYMENT_HEADERS.walletSignature]
-    const binding = await checkWalletSignature(Array.isArray(header) ? header[0] : header, read.proof,
+    const walletSignature = Array.isArray(header) ? header[0] : header
+    const binding = await checkWalletSignature(walletSignature, read.proof,
       { method: request.method, path: requestPath(request.url).split('?')[0] }, options.requireWalletSignature)
     if (binding !== undefined) return refusal(binding.code, binding.message)
-    const held = await proofs.verifyAndClaim(read.proof, service, PAID_SERVICES[service], storedResource(resourceUrl(request)))
+    const held = await proofs.verifyAndClaim(read.proof, service, PAID_SERVICES[service],
+      { resource: storedResource(resourceUrl(request)), requestKey: bought, buyerProven: walletSignature !== undefined && walletSignature !== '' })
     if ('refused' in held) return held
-    return core.begin(held, async () => await proofs.settle(held), request.ip)
+    if ('redelivered' in held) return core.redelivered(held.answer, 'proof')
+    return core.begin(held, async (answer) => await proofs.settle(held, answer), request.ip)
   }
 
   /** The outcome of a payment that came: held (the handler runs next) or answered here. */
@@ -87,7 +98,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
   }
 
   async function decide (request: FastifyRequest, reply: FastifyReply, service: PaidServiceName, underWay: Array<() => void>): Promise<boolean> {
-    let opened: PaidDelivery | Refusal | 'unpaid'
+    let opened: PaidDelivery | Redelivered | Refusal | 'unpaid'
     try {
       opened = await open(request, service, underWay)
     } catch (error) {
@@ -108,8 +119,31 @@ export function createHttpDoor (options: HttpDoorOptions) {
       send(reply, challenges.refused(service, core.refused(service, request.ip, opened), request.id, resourceUrl(request)))
       return false
     }
+    if ('answer' in opened) {
+      redeliver(request, reply, opened)
+      return false
+    }
     hold(request, reply, opened, performance.now())
     return true
+  }
+
+  /** Records the payment once its answer went out (reached) or the client left first. */
+  function recordWhenAnswered (request: FastifyRequest, reply: FastifyReply, record: (reached: boolean) => Promise<void>): void {
+    const answered = () => {
+      reply.raw.off('finish', answered).off('close', answered)
+      record(reply.raw.writableFinished).catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'paid request not recorded'))
+    }
+    // 'finish' when the answer went out (light-my-request emits only that), 'close' when the client left first.
+    reply.raw.once('finish', answered).once('close', answered)
+  }
+
+  /** A kept answer served again as it was delivered: the same status, body and receipt; nothing charged, nothing computed. */
+  function redeliver (request: FastifyRequest, reply: FastifyReply, redelivered: Redelivered): void {
+    const { answer, payment } = redelivered
+    request.outcome = 'DELIVERED'
+    recordWhenAnswered(request, reply, async reached => await redelivered.record({ requestId: request.id, status: () => reply.statusCode, reached }))
+    reply.code(answer.status).headers(PAID_ANSWER_HEADERS).header('content-type', answer.contentType)
+      .header(...receiptHeader(payment.flow, answer.receipt)).header(REDELIVERED_HEADER, 'true').send(answer.body)
   }
 
   // Watched only on requests that hold a claim, as Fastify's onRequestAbort would be, without its
@@ -117,16 +151,11 @@ export function createHttpDoor (options: HttpDoorOptions) {
   // payment leaves its audit row; a client that left before settlement gives the claim back.
   function hold (request: FastifyRequest, reply: FastifyReply, delivery: PaidDelivery, startedAt: number): void {
     request.payment = delivery
-    const answered = () => {
-      reply.raw.off('finish', answered).off('close', answered)
-      const gone = !reply.raw.writableFinished
-      const record = async () => await delivery.record({ requestId: request.id, status: () => gone && delivery.outcome === 'CLIENT_ABORTED' ? 499 : reply.statusCode, startedAt })
+    recordWhenAnswered(request, reply, async reached => {
       // Written at once when the answer went out (tests and tools read it right after).
-      const recorded = gone ? delivery.abort().then(record) : record()
-      recorded.catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'paid request not recorded'))
-    }
-    // 'finish' when the answer went out (light-my-request emits only that), 'close' when the client left first.
-    reply.raw.once('finish', answered).once('close', answered)
+      if (!reached) await delivery.abort()
+      await delivery.record({ requestId: request.id, status: () => !reached && delivery.outcome === 'CLIENT_ABORTED' ? 499 : reply.statusCode, startedAt, reached })
+    })
   }
 
   // Callback style: a request without any payment header (the flood unpaid traffic is) is answered
@@ -151,9 +180,9 @@ export function createHttpDoor (options: HttpDoorOptions) {
       await delivery.fail(request.outcome ?? 'HANDLER_FAILED')
       return payload
     }
-    const result = await delivery.complete()
+    const result = await delivery.complete(answerToKeep(reply, payload))
     if (result.refused !== true) {
-      reply.headers(PAID_ANSWER_HEADERS).header(...receiptHeader(delivery, result.receipt))
+      reply.headers(PAID_ANSWER_HEADERS).header(...receiptHeader(delivery.payment.flow, result.receipt))
       return payload
     }
     request.outcome = result.code
@@ -172,6 +201,13 @@ export function createHttpDoor (options: HttpDoorOptions) {
 }
 
 /** The receipt in the header of the form that paid: PAYMENT-RESPONSE (v2), else X-PAYMENT-RESPONSE (v1 and proofs). */
-function receiptHeader (delivery: PaidDelivery, receipt: Record<string, unknown>): [string, string] {
-  return [delivery.payment.flow === 'x402-v2' ? X402_HEADERS.responseV2 : X402_HEADERS.responseV1, encodeHeaderJson(receipt)]
+function receiptHeader (flow: AuditFlow, receipt: Record<string, unknown>): [string, string] {
+  return [flow === 'x402-v2' ? X402_HEADERS.responseV2 : X402_HEADERS.responseV1, encodeHeaderJson(receipt)]
+}
+
+/** The serialized answer about to be delivered, as kept for re-delivery (a route's JSON is a string here). */
+function answerToKeep (reply: FastifyReply, payload: unknown) {
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined
+  if (body === undefined || Buffer.byteLength(body) > MAX_KEPT_ANSWER_BYTES) return undefined
+  return { status: reply.statusCode, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), body }
 }

@@ -1,5 +1,5 @@
 import type { AuditFlow, AuditLog } from '../../db/contracts/audit-log.js'
-import type { PaymentClaims } from '../../db/contracts/payment-claims.js'
+import type { AnswerToKeep, KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claims.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { loggableError } from '../errors/loggable-error.js'
 import { refusal, refusalOf, type Refusal } from './refusal.js'
@@ -16,6 +16,15 @@ export interface HeldPayment {
   flow: AuditFlow
   /** The resource as stored (path and query, or the tool's URL). */
   resource: string
+  /** What was bought: method, resource and arguments (request-key.ts). */
+  requestKey: string
+}
+
+/** The answer a door is about to deliver, kept with the payment when it is redeemed. */
+export interface AnswerDraft {
+  status: number
+  contentType: string
+  body: string
 }
 
 /** What a delivered payment hands back to its door: the receipt its wire format carries. */
@@ -29,13 +38,15 @@ export interface Settled {
  * money moved before); x402 marks the claim sent, sends, waits for the chain, then redeems.
  * Either way it answers Settled only if this holder redeemed the claim.
  */
-export type SettlePayment = () => Promise<Settled | Refusal>
+export type SettlePayment = (answer?: Omit<AnswerToKeep, 'receipt'>) => Promise<Settled | Refusal>
 
 export interface DeliveryCoreOptions {
   claims: PaymentClaims
   audit: AuditLog
   /** The lease of a claim; renewed every third of it while the holder works. */
   leaseMs: number
+  /** How long a delivered answer is kept for re-delivery (DELIVERY_RETENTION_SECONDS). */
+  retentionMs: number
   /** PROOF_FAILURE_LIMIT: counts a refused payment against the client when the refusal was its doing. */
   recordFailure: (client: string, code: string) => void
   /** PROOF_FAILURE_LIMIT: counts a handler failure for a payment the client holds (replays of one payment against a failing handler are not free). */
@@ -54,15 +65,33 @@ export interface PaidDelivery {
   readonly state: DeliveryState
   /** DELIVERED, or the code the delivery ended with; 'PENDING' until then. */
   readonly outcome: string
-  /** The handler answered: settle (or redeem) now. Settled only if this request may deliver. */
-  complete: () => Promise<Settled | Refusal>
+  /** The handler answered `answer`: settle (or redeem) now, keeping the answer for re-delivery. Settled only if this request may deliver. */
+  complete: (answer?: AnswerDraft) => Promise<Settled | Refusal>
   /** The handler failed with `code`: the claim is given back (a sent one stays for the chain to decide). */
   fail: (code: string) => Promise<void>
   /** The client left before settlement: the claim is given back. Ignored once settlement started. */
   abort: () => Promise<void>
   /** The audit row of this payment (one per payment, replaced by later attempts), once per delivery, after settlement. */
-  record: (entry: { requestId: string, status: () => number, startedAt?: number }) => Promise<void>
+  record: (entry: RecordEntry) => Promise<void>
 }
+
+export interface RecordEntry {
+  requestId: string
+  status: () => number
+  startedAt?: number
+  /** The answer reached the buyer (the HTTP answer finished, the MCP result was written uncancelled). */
+  reached: boolean
+}
+
+/** A kept answer delivered again: only its record is left to do. */
+export interface Redelivered {
+  readonly payment: HeldPayment
+  readonly answer: KeptAnswer
+  record: (entry: RecordEntry) => Promise<void>
+}
+
+/** The audit outcome of a payment whose money moved and whose answer did not reach the buyer: kept for re-delivery. */
+export const NOT_REACHED = 'CLIENT_ABORTED_AFTER_PAYMENT'
 
 /**
  * The paid-delivery lifecycle, the same for the proof headers, x402 over HTTP (v1, v2) and MCP:
@@ -73,6 +102,53 @@ export interface PaidDelivery {
  */
 export function createDeliveryCore (options: DeliveryCoreOptions) {
   const { claims, audit, leaseMs, log } = options
+
+  /** One audit row per payment; a delivered answer that reached the buyer is marked so (it is no longer re-delivered without its payment-identifier). */
+  async function recordDelivery (payment: HeldPayment, outcome: string, entry: RecordEntry, startedAt: number): Promise<void> {
+    let settledOutcome = outcome
+    if (outcome === 'DELIVERED') {
+      if (entry.reached) await claims.markReached(payment.signature).catch((error: unknown) => log.warn({ error: loggableError(error), signature: payment.signature }, 'delivery not marked reached; it stays re-deliverable until its retention ends'))
+      else settledOutcome = NOT_REACHED
+    }
+    await audit.record({
+      requestId: entry.requestId,
+      service: payment.service,
+      resource: payment.resource,
+      payer: payment.payer,
+      signature: payment.signature,
+      amount: payment.amount,
+      outcome: settledOutcome,
+      verified: true,
+      status: entry.status(),
+      latencyMs: performance.now() - (entry.startedAt ?? startedAt),
+      flow: payment.flow
+    }).catch((error: unknown) => log.error({ error: loggableError(error), signature: payment.signature, outcome: settledOutcome }, 'audit row not written'))
+  }
+
+  /** A kept answer served again through `flow` (nothing settled, nothing computed): its row says DELIVERED once it reached the buyer. */
+  function redelivered (answer: KeptAnswer, flow: AuditFlow): Redelivered {
+    const startedAt = performance.now()
+    const payment: HeldPayment = {
+      signature: answer.signature,
+      claimId: '',
+      payer: answer.payer,
+      amount: answer.amount,
+      service: answer.service as PaidServiceName,
+      flow,
+      resource: answer.resource,
+      requestKey: answer.requestKey
+    }
+    let recorded = false
+    return {
+      payment,
+      answer,
+      async record (entry) {
+        if (recorded) return
+        recorded = true
+        await recordDelivery(payment, 'DELIVERED', entry, startedAt)
+      }
+    }
+  }
 
   /** A payment refused before any claim: counted (not stored), and against the client when it was its doing. */
   function refused (service: PaidServiceName, client: string, answer: Refusal): Refusal {
@@ -116,12 +192,13 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
       get state () { return state },
       get outcome () { return outcome },
 
-      async complete () {
+      async complete (answer) {
         if (state !== 'held') return refusal('PAYMENT_IN_PROGRESS', 'This payment is no longer held by this request', { retryAfterSeconds: 1 })
         state = 'settling'
         let result: Settled | Refusal
         try {
-          settling = settle()
+          const kept = answer === undefined || options.retentionMs === 0 ? undefined : { ...answer, requestKey: payment.requestKey, retentionMs: options.retentionMs }
+          settling = settle(kept)
           result = await (settling as Promise<Settled | Refusal>)
         } catch (error) {
           // Not known to be spent: nothing is delivered, and the claim is given back (a sent one
@@ -148,29 +225,17 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
         await giveBack('CLIENT_ABORTED')
       },
 
-      async record ({ requestId, status, startedAt: since }) {
+      async record (entry) {
         if (recorded) return
         recorded = true
         // A client that left during settlement: the row says how the settlement ended.
         if (state === 'settling') await settling?.catch(() => {})
-        await audit.record({
-          requestId,
-          service: payment.service,
-          resource: payment.resource,
-          payer: payment.payer,
-          signature: payment.signature,
-          amount: payment.amount,
-          outcome,
-          verified: true,
-          status: status(),
-          latencyMs: performance.now() - (since ?? startedAt),
-          flow: payment.flow
-        }).catch((error: unknown) => log.error({ error: loggableError(error), signature: payment.signature, outcome }, 'audit row not written'))
+        await recordDelivery(payment, outcome, entry, startedAt)
       }
     }
   }
 
-  return { begin, refused }
+  return { begin, refused, redelivered }
 }
 
 export type DeliveryCore = ReturnType<typeof createDeliveryCore>

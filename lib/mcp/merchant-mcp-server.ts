@@ -57,6 +57,8 @@ export function createMerchantMcpServer (options: MerchantMcpServerOptions): Mcp
         tool: name,
         service,
         payload: request.params._meta?.[X402_PAYMENT_META_KEY],
+        arguments: args,
+        requestId: extra.requestId,
         run: async () => await merchantTools.run(name, args),
         signal: extra.signal
       })

@@ -1,14 +1,15 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { errorBody, type ErrorBody } from '../errors/error-body.js'
 import type { DeliveryCore } from '../delivery/paid-delivery.js'
+import { requestKey } from '../delivery/request-key.js'
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import type { X402Payments } from '../x402/x402-payments.js'
 import { documentResult, errorResult, paymentRequiredResult } from './tool-results.js'
-import { toolResourceUrl, X402_PAYMENT_RESPONSE_META_KEY } from './x402-meta.js'
+import { REDELIVERED_META_KEY, toolResourceUrl, X402_PAYMENT_RESPONSE_META_KEY } from './x402-meta.js'
 
 export interface PaidToolCallDeps {
-  core: Pick<DeliveryCore, 'begin' | 'refused'>
+  core: Pick<DeliveryCore, 'begin' | 'refused' | 'redelivered'>
   payments: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle'>
   /** Counts a call that paid nothing (no payload). */
   countUnpaid: (service: PaidServiceName) => void
@@ -19,6 +20,12 @@ export interface PaidToolCallDeps {
   /** Who is calling (the client's address), for the failure limit. */
   client: string
   requestId: string
+  /** Names a call of this HTTP request for the store (its session and JSON-RPC id, hashed), so a cancel notice can find it; undefined without a session. */
+  callerRefOf: (jsonRpcId: string | number) => string | undefined
+  /** Resolves once this HTTP request's answer went out (true) or its client left first (false). */
+  answered: () => Promise<boolean>
+  /** A cancel notice for this call reached this process. */
+  cancelledHere: (callerRef: string | undefined) => boolean
 }
 
 export interface PaidToolCall {
@@ -26,6 +33,10 @@ export interface PaidToolCall {
   service: PaidServiceName
   /** `params._meta["x402/payment"]` as it came, or undefined. */
   payload: unknown
+  /** The tool's arguments: with the tool, what the payment buys. */
+  arguments: unknown
+  /** The JSON-RPC id of the call. */
+  requestId: string | number
   /** Runs the tool: its document. */
   run: () => Promise<object>
   /** Aborted when the client is gone: nothing is settled for nobody. */
@@ -59,11 +70,13 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       return askPayment(`PAYMENT_REQUIRED: ${call.tool} is paid; pay one of accepts and call again with the payment`)
     }
 
+    const bought = requestKey('tools/call', resource, call.arguments)
+    const callerRef = deps.callerRefOf(call.requestId)
     let claim
     let underWay = () => {}
     try {
       underWay = deps.checkFailureLimit()
-      claim = await payments.verifyAndClaim(call.payload, service, { resource, flow: 'mcp' })
+      claim = await payments.verifyAndClaim(call.payload, service, { resource, flow: 'mcp', requestKey: bought, callerRef })
     } catch (error) {
       const known = refusalOf(error)
       if (known === undefined) throw error
@@ -76,10 +89,16 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       return refused.code === 'RATE_LIMITED' ? errorResult(bodyOf(refused)) : askPayment(reason(refused))
     }
     underWay()
+    if ('redelivered' in claim) {
+      // The answer this payment bought, kept: served again, nothing charged, nothing computed.
+      const again = core.redelivered(claim.answer, 'mcp')
+      recordWhenAnswered(async reached => await again.record({ requestId, status: () => 200, reached }))
+      return documentResult(JSON.parse(claim.answer.body) as object, { [X402_PAYMENT_RESPONSE_META_KEY]: claim.answer.receipt, [REDELIVERED_META_KEY]: true })
+    }
     const held = claim
-    const delivery = core.begin(held, async () => await payments.settle(held), client)
+    const delivery = core.begin(held, async (answer) => await payments.settle(held, answer), client)
     let status = 200
-    const record = async () => await delivery.record({ requestId, status: () => status })
+    const record = async () => await delivery.record({ requestId, status: () => status, reached: false })
 
     let document: object
     try {
@@ -98,13 +117,18 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       return errorResult(bodyOf(refusal('SERVICE_UNAVAILABLE', 'The call was cancelled before settlement; nothing was charged')))
     }
 
-    const result = await delivery.complete()
+    const result = await delivery.complete({ status: 200, contentType: 'application/json', body: JSON.stringify(document) })
     if (result.refused === true) {
       status = result.statusCode
       await record()
       return askPayment(reason(result))
     }
-    await record()
+    // The result reached the buyer if the HTTP answer carrying it went out and no cancel came for it.
+    recordWhenAnswered(async written => await delivery.record({ requestId, status: () => status, reached: written && !deps.cancelledHere(callerRef) }))
     return documentResult(document, { [X402_PAYMENT_RESPONSE_META_KEY]: result.receipt })
+  }
+
+  function recordWhenAnswered (record: (reached: boolean) => Promise<void>): void {
+    deps.answered().then(record).catch((error: unknown) => errorBodyOf(error))
   }
 }

@@ -9,7 +9,7 @@ interface ClaimOperations {
   // Method syntax: the store's claim takes a fuller request; only these two fields are read here.
   claim (request: { signature: string, claimId: string, flow: string }): unknown
   markSent (signature: string, claimId: string, leaseMs: number, now?: number): unknown
-  redeem (signature: string, claimId: string, now?: number): unknown
+  redeem (signature: string, claimId: string, now?: number, answer?: never): unknown
   release (signature: string, claimId: string): unknown
 }
 
@@ -36,11 +36,11 @@ export function trackClaims (claims: ClaimOperations) {
       if ((result as { claimed?: boolean }).claimed === true) held.set(request.claimId, request.signature)
     })
   }
-  claims.redeem = (signature, claimId, now) => {
+  claims.redeem = (signature, claimId, now, answer) => {
     // A revoked claim was given back: its request must not deliver.
     if (revoked.has(claimId)) return false
     held.delete(claimId)
-    return redeem(signature, claimId, now)
+    return redeem(signature, claimId, now, answer)
   }
   // A revoked claim sends nothing: its request answers 409 and its retry reaches another process.
   claims.markSent = (signature, claimId, leaseMs, now) => revoked.has(claimId) ? false : markSent(signature, claimId, leaseMs, now)

@@ -7,7 +7,8 @@ import { transactionShapeProblem } from './transaction-shape.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import type { PaidServiceName, PaidService } from './catalog.js'
 import { refusal, type Refusal } from '../delivery/refusal.js'
-import type { HeldPayment, Settled } from '../delivery/paid-delivery.js'
+import type { HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
+import type { Redelivery, RedeliveryOf } from '../delivery/redelivery.js'
 import type { PaymentProof } from './proof-headers.js'
 import { checkPaymentTransaction, type PaymentTransaction } from './verify-transaction.js'
 
@@ -26,6 +27,15 @@ export interface VerifierOptions {
   x402FeePayer: string
   /** The network named in the receipt (x402 spelling). */
   receiptNetwork: string
+  /** A spent payment's kept answer, when this request may have it again. */
+  redeliveryOf: RedeliveryOf
+}
+
+/** What a proof request asks besides the payment: what it buys, and whether it proved it is the payer's (a wallet signature). */
+export interface ProofRequest {
+  resource: string
+  requestKey: string
+  buyerProven: boolean
 }
 
 const NOT_FOUND_POLL_MS = 400
@@ -73,9 +83,14 @@ export function createPaymentVerifier (options: VerifierOptions) {
   }
 
   return {
-    async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, resource: string): Promise<HeldPayment | Refusal> {
-      // A spent proof, or one held by the x402 flow, is refused without asking the chain.
+    async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, request: ProofRequest): Promise<HeldPayment | Refusal | Redelivery> {
+      const { resource, requestKey } = request
+      // A spent proof, or one held by the x402 flow, is refused without asking the chain; a spent
+      // one whose answer did not reach its payer gets that answer again.
       const known = await claims.status(proof.signature)
+      if (known?.status === 'redeemed' && known.flow === 'proof') {
+        return await options.redeliveryOf({ signature: proof.signature, requestKey, payer: proof.wallet, buyerProven: request.buyerProven }) ?? alreadyUsed()
+      }
       if (known?.status === 'redeemed') return alreadyUsed()
       if (known?.flow === 'x402') return x402Payment()
 
@@ -118,13 +133,14 @@ export function createPaymentVerifier (options: VerifierOptions) {
         return refusal('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment right now; if it fails, retry with the same proof',
           { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
       }
-      return { signature: proof.signature, payer: proof.wallet, amount: check.paid, claimId, service: serviceName, flow: 'proof', resource }
+      return { signature: proof.signature, payer: proof.wallet, amount: check.paid, claimId, service: serviceName, flow: 'proof', resource, requestKey }
     },
 
-    /** The money moved before the proof came: delivering is redeeming, if this request still holds the claim. */
-    async settle (held: HeldPayment): Promise<Settled | Refusal> {
-      if (await claims.redeem(held.signature, held.claimId)) {
-        return { receipt: { success: true, transaction: held.signature, network: options.receiptNetwork, payer: held.payer } }
+    /** The money moved before the proof came: delivering is redeeming (keeping the answer), if this request still holds the claim. */
+    async settle (held: HeldPayment, answer?: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
+      const receipt = { success: true, transaction: held.signature, network: options.receiptNetwork, payer: held.payer }
+      if (await claims.redeem(held.signature, held.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt })) {
+        return { receipt }
       }
       return refusal('PAYMENT_IN_PROGRESS', 'This payment was taken over by another request while this one was served; retry with the same proof',
         { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })

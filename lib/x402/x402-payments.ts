@@ -5,7 +5,8 @@ import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { PaymentClaims } from '../../db/contracts/payment-claims.js'
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
-import type { HeldPayment, Settled } from '../delivery/paid-delivery.js'
+import type { HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
+import { paymentIdConflict, type Redelivery, type RedeliveryOf } from '../delivery/redelivery.js'
 import { formatTokenAmount, PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
 import { storedResource } from '../payment/stored-resource.js'
 import { publishSettlement } from '../metrics/events.js'
@@ -15,6 +16,7 @@ import { codeOfInvalidReason, isBlockhashExpired, isFeePayerUnfunded } from './i
 import { createX402Library, RPC_UNAVAILABLE_MARK } from './library.js'
 import type { X402Network } from './networks.js'
 import { readPaymentPayload } from './payment-payload.js'
+import { paymentIdentifierExtensions, readPaymentId } from './payment-identifier.js'
 import { awaitConfirmation, chainStatus, fullySigned, sendTransaction, type ChainStatus } from './settlement.js'
 import { checkPaymentTransaction, signatureText, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type CheckedTransfer, type PaymentTerms } from './transaction-rules.js'
 import { createTransferFeeReader } from './transfer-fee.js'
@@ -55,6 +57,19 @@ export interface X402PaymentsOptions {
   payerFailures: PayerFailureBudget
   /** Resolves once the RPC is known to serve the configured cluster; throws otherwise. */
   ensureNetwork?: () => Promise<void>
+  /** A spent payment's kept answer, when this request may have it again. */
+  redeliveryOf: RedeliveryOf
+}
+
+/** What the door knows of the request a payload pays for. */
+export interface X402Request {
+  /** The URL (or tool URL) being bought: a v2 payload must name it. */
+  resource: string
+  flow: X402ClaimFlow
+  /** Method, resource and arguments (lib/delivery/request-key.ts). */
+  requestKey: string
+  /** MCP: names the call, so its cancel notice can find the claim. */
+  callerRef?: string
 }
 
 /** What one settlement cost the fee payer, for operators: landed (delivered or failed on chain) or refused before it was sent. */
@@ -150,11 +165,10 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     return refusal('X402_AMOUNT_MISMATCH', `the payment mint withholds a transfer fee: ${formatTokenAmount(arrives)} would arrive, ${formatTokenAmount(price)} is the price; nothing moved`)
   }
 
-  async function claim (base: Omit<X402Claim, 'claimId' | 'mayHaveBeenSent'>): Promise<X402Claim | Refusal> {
+  async function claim (base: Omit<X402Claim, 'claimId' | 'mayHaveBeenSent'>, request: { paymentId?: string, callerRef?: string }): Promise<X402Claim | Refusal> {
     const claimId = randomUUID()
-    const result = await claims.claim({
-      signature: base.signature, claimId, flow: 'x402', service: base.service, payer: base.payer, amount: base.amount, resource: base.resource, leaseMs: options.leaseMs
-    })
+    const { signature, service, payer, amount, resource } = base
+    const result = await claims.claim({ signature, claimId, flow: 'x402', service, payer, amount, resource, leaseMs: options.leaseMs, ...request })
     if (result.claimed) return { ...base, claimId, onChain: false, mayHaveBeenSent: result.sent }
     if (result.status === 'redeemed') return refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
     if (result.flow !== 'x402') return refusal('PAYMENT_ALREADY_USED', 'This transaction was claimed through the proof headers')
@@ -182,7 +196,22 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     return held
   }
 
-  async function verifyAndClaim (payload: unknown, service: PaidServiceName, context: { resource: string, flow: X402ClaimFlow }): Promise<X402Claim | Refusal> {
+  /**
+   * A payer's payment-identifier already names another payment: the same request is answered
+   * from that one (once this payload proves the payer signed it; it is never sent), another
+   * request is a conflict, and one still in service is in progress.
+   */
+  async function underPaymentId (signature: string, payer: string, paymentId: string, requestKey: string, proveSigned: () => Promise<Refusal | undefined>): Promise<Redelivery | Refusal | undefined> {
+    const named = await claims.claimOfPaymentId(payer, paymentId)
+    if (named === undefined || named.signature === signature) return undefined
+    if (named.status !== 'redeemed') return inProgress()
+    const answer = await claims.keptAnswer(named.signature)
+    if (answer === undefined) return paymentIdConflict('This payment-identifier bought a delivery that is past its retention')
+    if (answer.requestKey !== requestKey) return paymentIdConflict('This payment-identifier bought another request (other resource or arguments)')
+    return await proveSigned() ?? { redelivered: true, answer }
+  }
+
+  async function verifyAndClaim (payload: unknown, service: PaidServiceName, context: X402Request): Promise<X402Claim | Refusal | Redelivery> {
     const expectedVersion = context.flow === 'x402-v1' ? 1 : context.flow === 'x402-v2' ? 2 : undefined
     const read = readPaymentPayload(payload, expectedVersion)
     if ('rejection' in read) return refusal(read.rejection.code, read.rejection.message)
@@ -201,6 +230,8 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     const checked = checkPaymentTransaction(input.transaction, termsOf(service))
     if ('rejection' in checked) return refusal(checked.rejection.code, checked.rejection.message)
     const { transfer } = checked
+    const paymentId = input.x402Version === 2 ? readPaymentId(input.raw) : undefined
+    if (typeof paymentId === 'object') return paymentId
     // A wallet whose payments keep failing at settlement costs the fee payer: refused before any RPC call.
     const blockedFor = options.payerFailures.blockedFor(transfer.payer)
     if (blockedFor !== undefined) {
@@ -218,6 +249,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       flow: context.flow,
       x402Version: input.x402Version,
       resource: storedResource(context.resource),
+      requestKey: context.requestKey,
       transfer,
       feePayerSignature,
       onChain: false
@@ -228,11 +260,19 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       const short = await arrivalShort(transfer, PAID_SERVICES[service].price)
       if (short !== undefined) return short
       const known = await claims.status(base.signature)
-      if (known?.status === 'redeemed') return refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
+      if (known?.status === 'redeemed') {
+        return await options.redeliveryOf({ signature: base.signature, requestKey: context.requestKey, paymentId }) ??
+          refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
+      }
+      if (paymentId !== undefined) {
+        const named = await underPaymentId(base.signature, base.payer, paymentId, context.requestKey, async () => await libraryVerify(input.raw, requirement))
+        if (named !== undefined) return named
+      }
+      const request = { paymentId, callerRef: context.callerRef }
       if (known !== undefined) {
         // Held elsewhere, or left by a holder that gave up (a pending answer, a failed handler):
         // whoever takes it over asks the chain before anything is sent again.
-        const held = await claim(base)
+        const held = await claim(base, request)
         if ('refused' in held) return held
         if (held.mayHaveBeenSent) return await afterTakeover(held)
         const refused = await libraryVerify(input.raw, requirement)
@@ -242,7 +282,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       }
       const refused = await libraryVerify(input.raw, requirement)
       if (refused !== undefined) return refused
-      return await claim(base)
+      return await claim(base, request)
     } catch (error) {
       return notTheBuyers(error)
     }
@@ -293,11 +333,11 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     return await nothingMoved(claim, refusal('X402_SETTLEMENT_FAILED', `the node refused the transaction before sending it (${sent.detail.slice(0, 200)}); your tokens did not move`))
   }
 
-  /** Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder redeemed. */
-  async function settle (claim: X402Claim): Promise<Settled | Refusal> {
+  /** Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder redeemed (keeping `answer`). */
+  async function settle (claim: X402Claim, answer?: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
     const startedAt = performance.now()
     const spend: FeePayerSpend = { outcome: 'none' }
-    const result = await settleHoldingSource(claim, spend)
+    const result = await settleHoldingSource(claim, spend, answer)
     publishSettlement({
       service: claim.service,
       flow: claim.flow,
@@ -323,20 +363,24 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     }
   }
 
-  async function settleHoldingSource (claim: X402Claim, spend: FeePayerSpend): Promise<Settled | Refusal> {
+  async function settleHoldingSource (claim: X402Claim, spend: FeePayerSpend, answer: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
     if (!await holdSource(claim)) {
       return refusal('PAYMENT_IN_PROGRESS', 'another payment from the same token account is settling; retry the same payment shortly', { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
     }
     try {
-      return await sendAndConfirm(claim, spend)
+      return await sendAndConfirm(claim, spend, answer)
     } finally {
       await claims.releaseSource(claim.transfer.source, claim.claimId).catch(() => {})
     }
   }
 
-  async function sendAndConfirm (claim: X402Claim, spend: FeePayerSpend): Promise<Settled | Refusal> {
+  async function sendAndConfirm (claim: X402Claim, spend: FeePayerSpend, answer: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
     // The mark comes first: from here on, money may move, and nothing but the chain frees the claim.
-    if (!await claims.markSent(claim.signature, claim.claimId, options.leaseMs)) return inProgress()
+    // Refused: taken over (the release is then a no-op) or its MCP call cancelled (released: nothing moved).
+    if (!await claims.markSent(claim.signature, claim.claimId, options.leaseMs)) {
+      await claims.release(claim.signature, claim.claimId)
+      return inProgress()
+    }
     if (!claim.onChain) {
       const refused = await send(claim, !claim.mayHaveBeenSent)
       if (refused !== undefined) {
@@ -353,8 +397,9 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     spend.outcome = 'delivered'
     // The money moved. Deliver only if this request still holds the claim: another holder that
     // took it over meanwhile delivers instead.
-    if (!await claims.redeem(claim.signature, claim.claimId)) return inProgress()
-    return settled(claim)
+    const receipt = settled(claim)
+    if (!await claims.redeem(claim.signature, claim.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt: receipt.receipt })) return inProgress()
+    return receipt
   }
 
   function paymentRequired (service: PaidServiceName, resourceUrl: string, error?: string): PaymentRequired {
@@ -362,7 +407,8 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       x402Version: 2,
       ...(error === undefined ? {} : { error }),
       resource: { url: resourceUrl, description: PAID_SERVICES[service].description, mimeType: 'application/json' },
-      accepts: [requirementsV2.get(service) as PaymentRequirements]
+      accepts: [requirementsV2.get(service) as PaymentRequirements],
+      extensions: paymentIdentifierExtensions()
     }
   }
 

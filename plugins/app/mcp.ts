@@ -8,6 +8,7 @@ import { publicBaseUrl } from '../../lib/http/public-url.js'
 import { createManifestBuilder, MCP_PATH } from '../../lib/manifest/merchant-manifest.js'
 import { createMerchantMcpServer } from '../../lib/mcp/merchant-mcp-server.js'
 import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
+import { createCallCancellation, MCP_SESSION_HEADER } from '../../lib/mcp/call-cancellation.js'
 import { createOriginPolicy, parseOriginList } from '../../lib/mcp/origin-policy.js'
 import { createPaidToolCaller } from '../../lib/mcp/paid-tool-call.js'
 import { compileArgumentChecks } from '../../lib/mcp/tool-arguments.js'
@@ -42,6 +43,18 @@ export default fp(async (fastify) => {
   const instructions = `${config.AGENT_DESCRIPTION} fetch_price and analyze_token are paid per call through x402 ` +
     '(tool-result binding); get_manifest, get_reputation and list_registry are free.'
 
+  const cancellation = createCallCancellation({ cancelCall: async callerRef => await store.claims.cancelCall(callerRef) })
+
+  /** Resolves once the answer went out (true) or the client left first (false). */
+  function whenAnswered (reply: FastifyReply): () => Promise<boolean> {
+    let answered: Promise<boolean> | undefined
+    return async () => await (answered ??= new Promise<boolean>(resolve => {
+      if (reply.raw.writableFinished || reply.raw.destroyed) resolve(reply.raw.writableFinished)
+      const done = () => resolve(reply.raw.writableFinished)
+      reply.raw.once('finish', done).once('close', done)
+    }))
+  }
+
   const checkOrigin: onRequestAsyncHookHandler = async (request) => {
     const origin = request.headers.origin
     if (!originAllowed(origin)) {
@@ -49,7 +62,7 @@ export default fp(async (fastify) => {
     }
   }
 
-  function serverFor (request: FastifyRequest) {
+  function serverFor (request: FastifyRequest, reply: FastifyReply) {
     const errorBodyOf = toolErrorBodies(request, request.log)
     const merchantTools = createMerchantTools({
       prices: fastify.prices,
@@ -66,7 +79,10 @@ export default fp(async (fastify) => {
       countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
       checkFailureLimit: () => fastify.delivery.checkFailureLimit(request.ip),
       client: request.ip,
-      requestId: request.id
+      requestId: request.id,
+      callerRefOf: jsonRpcId => cancellation.callerRefOf(request.headers[MCP_SESSION_HEADER], jsonRpcId),
+      answered: whenAnswered(reply),
+      cancelledHere: callerRef => cancellation.cancelledHere(callerRef)
     })
     return createMerchantMcpServer({ info, tools, argumentChecks, merchantTools, callPaidTool, errorBodyOf, instructions })
   }
@@ -90,7 +106,10 @@ export default fp(async (fastify) => {
       throw new AppError('RATE_LIMITED', `Rate limit of ${config.RATE_LIMIT_MAX} requests per ${seconds} s exceeded: each tool call of a batch counts as a request`,
         { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
     }
-    const server = serverFor(request)
+    await cancellation.cancelNoticed(request.headers[MCP_SESSION_HEADER], request.body)
+    const server = serverFor(request, reply)
+    // A session id names this client's calls, so its cancel notices can find them (stateless otherwise).
+    if (cancellation.initializes(request.body)) reply.header(MCP_SESSION_HEADER, cancellation.newSessionId())
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     // From here the transport writes the answer; the headers set so far (security, CORS, request
     // id, rate limit) go with it.

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { createHttpChallenges } from '../../lib/delivery/http-challenges.js'
 import { createHttpDoor } from '../../lib/delivery/http-door.js'
 import { createDeliveryCore, type PaidDelivery } from '../../lib/delivery/paid-delivery.js'
+import { createRedelivery } from '../../lib/delivery/redelivery.js'
 import { hookList } from '../../lib/http/route-hooks.js'
 import { isPaidServiceName, type PaidServiceName } from '../../lib/payment/catalog.js'
 import { createPaymentVerifier } from '../../lib/payment/payment-verifier.js'
@@ -47,13 +48,15 @@ export default fp(async (fastify) => {
     leaseMs: config.PAYMENT_LEASE_SECONDS * 1000,
     notFoundWaitMs: config.PAYMENT_NOT_FOUND_WAIT_MS,
     x402FeePayer: x402.feePayer.address,
-    receiptNetwork: config.x402Network
+    receiptNetwork: config.x402Network,
+    redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY })
   })
 
   const core = createDeliveryCore({
     claims: store.claims,
     audit: store.audit,
     leaseMs: config.PAYMENT_LEASE_SECONDS * 1000,
+    retentionMs: config.DELIVERY_RETENTION_SECONDS * 1000,
     recordFailure: (client, code) => failureLimit.record(client, code),
     countHandlerFailure: client => failureLimit.count(client),
     countUnpaid: (service, code) => store.audit.countUnpaid(service, code),

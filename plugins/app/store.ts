@@ -10,6 +10,7 @@ declare module 'fastify' {
 }
 
 const HOUR_MS = 3_600_000
+const ANSWER_PRUNE_MS = 60_000
 const PRUNE_BATCH = 2000
 const CHALLENGE_FLUSH_MS = 5000
 
@@ -29,19 +30,31 @@ export default fp(async (fastify) => {
 
   // Prunes in batches and yields between them, so requests keep flowing during a catch-up.
   let closing = false
-  const prune = async () => {
+  const inBatches = async (pruneBatch: (batchSize: number) => Promise<number>) => {
     let removed = 0
     for (let batch = PRUNE_BATCH; batch === PRUNE_BATCH;) {
       if (closing) break // set by onClose while this loop yields
-      batch = await store.audit.prune(AUDIT_RETENTION_DAYS, Date.now(), PRUNE_BATCH)
+      batch = await pruneBatch(PRUNE_BATCH)
       removed += batch
       await new Promise(resolve => setImmediate(resolve))
     }
+    return removed
+  }
+  const prune = async () => {
+    const removed = await inBatches(async size => await store.audit.prune(AUDIT_RETENTION_DAYS, Date.now(), size))
     if (removed > 0) log.info({ removed }, 'pruned audit rows past retention')
+  }
+  // Kept answers go soon after their retention (DELIVERY_RETENTION_SECONDS), so the table holds
+  // about one retention's worth of deliveries.
+  const pruneAnswers = async () => {
+    const removed = await inBatches(async size => await store.claims.pruneAnswers(Date.now(), size))
+    if (removed > 0) log.debug({ removed }, 'pruned kept answers past retention')
   }
   const logFailure = (message: string) => (error: unknown) => log.error({ error: loggableError(error) }, message)
   let pruning = prune().catch(logFailure('audit pruning failed'))
+  let pruningAnswers = Promise.resolve()
   const pruneTimer = setInterval(() => { pruning = prune().catch(logFailure('audit pruning failed')) }, HOUR_MS).unref()
+  const answersTimer = setInterval(() => { pruningAnswers = pruneAnswers().catch(logFailure('kept answers not pruned')) }, ANSWER_PRUNE_MS).unref()
 
   const flushUnpaid = async () => await store.audit.flushUnpaid().catch(logFailure('unpaid counters not written; kept for the next flush'))
   const flushTimer = setInterval(() => { flushUnpaid().catch(() => {}) }, CHALLENGE_FLUSH_MS).unref()
@@ -49,8 +62,10 @@ export default fp(async (fastify) => {
   fastify.addHook('onClose', async () => {
     closing = true
     clearInterval(pruneTimer)
+    clearInterval(answersTimer)
     clearInterval(flushTimer)
     await pruning
+    await pruningAnswers
     await flushUnpaid()
     await store.close()
   })

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import fp from 'fastify-plugin'
 import { loggableError } from '../../lib/errors/loggable-error.js'
+import { createRedelivery } from '../../lib/delivery/redelivery.js'
 import { loadKeypairSigner, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
 import { createFeePayerMonitor, ensureMerchantTokenAccount, type FeePayerState } from '../../lib/x402/fee-payer.js'
 import { x402Network } from '../../lib/x402/networks.js'
@@ -53,6 +54,7 @@ export default fp(async (fastify) => {
     settlementTimeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS,
     maxTimeoutSeconds: Math.min(config.PAYMENT_MAX_AGE_SECONDS, 300),
     maxPriorityFeeLamports: BigInt(config.X402_MAX_PRIORITY_FEE_LAMPORTS),
+    redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY }),
     payerFailures: createPayerFailureBudget({
       limit: config.X402_PAYER_FAILURE_LIMIT,
       windowMs: config.X402_PAYER_FAILURE_WINDOW_SECONDS * 1000,

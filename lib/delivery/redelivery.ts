@@ -1,0 +1,51 @@
+import type { KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claims.js'
+import { refusal, type Refusal } from './refusal.js'
+
+/**
+ * Who may fetch an answer that did not reach its buyer. 'payment': whoever brings the same payment
+ * (a landed transaction is public, so anyone who rebuilds it); 'buyer-only': only a request that
+ * proves it is the buyer's (the same x402 payment-identifier, or a valid wallet signature with the
+ * proof headers).
+ */
+export type RedeliveryMode = 'payment' | 'buyer-only'
+
+/** What the request that brings a spent payment asks for. */
+export interface RedeliveryAsk {
+  signature: string
+  requestKey: string
+  /** The x402 payment-identifier the payload carries. */
+  paymentId?: string
+  /** The request proved it is the buyer's (a wallet signature over it). */
+  buyerProven?: boolean
+  /** The payer the request names (the proof headers' wallet): it must be the one who paid. */
+  payer?: string
+}
+
+/** A kept answer this request may have again, nothing charged. */
+export interface Redelivery {
+  redelivered: true
+  answer: KeptAnswer
+}
+
+export const paymentIdConflict = (why: string) => refusal('PAYMENT_ID_CONFLICT', `${why}; use a new payment-identifier for a new purchase. Nothing moved`)
+
+/**
+ * The rule for a spent payment that comes again: its kept answer when it did not reach the buyer
+ * (the same resource and arguments, within the retention), or whenever it comes with the
+ * payment-identifier it was bought with; else undefined (the caller answers PAYMENT_ALREADY_USED).
+ */
+export function createRedelivery (options: { claims: Pick<PaymentClaims, 'keptAnswer'>, mode: RedeliveryMode }) {
+  return async function redeliveryOf (ask: RedeliveryAsk): Promise<Redelivery | Refusal | undefined> {
+    const answer = await options.claims.keptAnswer(ask.signature)
+    if (answer === undefined || (ask.payer !== undefined && ask.payer !== answer.payer)) return undefined
+    if (ask.paymentId !== undefined && ask.paymentId === answer.paymentId) {
+      if (answer.requestKey !== ask.requestKey) return paymentIdConflict('This payment-identifier bought another request (other resource or arguments)')
+      return { redelivered: true, answer }
+    }
+    if (answer.requestKey !== ask.requestKey || answer.reached) return undefined
+    if (options.mode === 'buyer-only' && ask.buyerProven !== true) return undefined
+    return { redelivered: true, answer }
+  }
+}
+
+export type RedeliveryOf = ReturnType<typeof createRedelivery>

@@ -1,0 +1,21 @@
+import type { PaymentPayload } from '@x402/core/types'
+import { declarePaymentIdentifierExtension, extractAndValidatePaymentIdentifier, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier'
+import { refusal, type Refusal } from '../delivery/refusal.js'
+
+/**
+ * x402's payment-identifier extension: the buyer names its purchase with an id (16–128 of
+ * [A-Za-z0-9_-]); the same id and request fetch the kept answer again, never a second charge.
+ * Optional here: advertised in every PaymentRequired, honoured when a v2 payload carries it.
+ */
+export const paymentIdentifierExtensions = (): Record<string, unknown> => ({ [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) })
+
+/** The payload's payment-identifier: undefined when it carries none, a refusal when it carries a malformed one. */
+export function readPaymentId (payload: Record<string, unknown>): string | undefined | Refusal {
+  const extensions = payload.extensions
+  if (extensions === null || typeof extensions !== 'object' || !(PAYMENT_IDENTIFIER in extensions)) return undefined
+  const { id, validation } = extractAndValidatePaymentIdentifier(payload as unknown as PaymentPayload)
+  if (!validation.valid) {
+    return refusal('X402_PAYMENT_ID_INVALID', `extensions["${PAYMENT_IDENTIFIER}"] is malformed: ${(validation.errors ?? []).join('; ').slice(0, 300)}; nothing moved`)
+  }
+  return id ?? undefined
+}
