@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import {
   createSolanaRpc,
   getBase64EncodedWireTransaction,
@@ -7,118 +6,14 @@ import {
   isSolanaError,
   signBytes,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
-  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
-  type Address,
-  type KeyPairSigner,
-  type Signature
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED
 } from '@solana/kit'
 import type { FastifyInstance } from 'fastify'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { AppError } from '../../lib/errors/app-error.js'
-import { PAID_SERVICES } from '../../lib/payment/catalog.js'
-import { startClusterRpc } from '../fixtures/cluster-rpc.js'
-import { startPaidChain, type PaidChain } from '../fixtures/paid-chain.js'
-import { createFeePayer } from '../fixtures/x402-merchant.js'
-import { buildExactPayment, paymentRequiredOf, transactionIdOf, v2Header } from '../fixtures/x402-payment.js'
+import { BUYER_TOKENS, DATA, feeOf, onChain, PRICE, startMerchant, until } from '../fixtures/cluster-merchant.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
-import { build, sqliteOf } from '../helper.js'
-
-const PRICE = PAID_SERVICES['fetch-price'].price
-const BUYER_TOKENS = 10_000_000n
-const DATA = { delivered: true }
-
-/** Short timeouts: a lease of 5 s covers the handler and the settlement (config checks it). */
-const SHORT_TIMEOUTS = { UPSTREAM_TIMEOUT_MS: '1000', RPC_TIMEOUT_MS: '1000', PAYMENT_LEASE_SECONDS: '5' }
-
-type Handler = () => Promise<unknown>
-
-/**
- * A merchant as startX402Merchant makes it, but talking to its chain through the cluster proxy
- * (test/fixtures/cluster-rpc.ts): the proxy must exist before the merchant is built. Balances are
- * read on the chain itself, never through the proxy. `/test/paid` sells fetch-price and runs
- * whatever `handler` is at the time.
- */
-async function startMerchant (t: Test, env: Record<string, string>, instances = 1) {
-  const paid = await startPaidChain(t)
-  const cluster = await startClusterRpc(t, paid.chain.url)
-  const { feePayer, feePayerPath } = await createFeePayer(t, paid)
-  const route: { handler: Handler } = { handler: async () => DATA }
-  // Several instances share the store (DATABASE_URL in env), the chain and the fee payer.
-  const apps = await Promise.all(Array.from({ length: instances }, async () => await build(t, {
-    ...paid.env,
-    SOLANA_RPC_URL: cluster.url,
-    X402_NETWORK: 'solana-devnet',
-    X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath,
-    ...SHORT_TIMEOUTS,
-    ...env
-  }, (app: FastifyInstance) => {
-    app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => await route.handler())
-  })))
-  const urls = await Promise.all(apps.map(async app => await app.listen({ port: 0, host: '127.0.0.1' })))
-  const [app] = apps
-  const [url] = urls
-  const required = paymentRequiredOf((await fetch(`${url}/test/paid`)).headers)
-
-  async function tokenBalance (owner: Address): Promise<bigint> {
-    const [ata] = await findAssociatedTokenPda({ owner, mint: paid.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-    const account = await paid.chain.rpc.getTokenAccountBalance(ata, { commitment: 'confirmed' }).send().catch(() => undefined)
-    return account === undefined ? 0n : BigInt(account.value.amount)
-  }
-  const solBalance = async (owner: Address) => (await paid.chain.rpc.getBalance(owner, { commitment: 'confirmed' }).send()).value
-
-  /** A new `exact` payment of the price from `buyer`: its v2 header and its transaction id (the fee payer's signature). */
-  async function payment (buyer: KeyPairSigner) {
-    const tx = await buildExactPayment(paid, { buyer, feePayer: feePayer.address, amount: PRICE })
-    return { tx, header: v2Header(tx, required.accepts[0], required.resource), signature: await transactionIdOf(tx, feePayer) }
-  }
-
-  /** One paid GET with a payment header: status, code, the body and the receipt header. */
-  async function get (header: string, at = url) {
-    const res = await fetch(`${at}/test/paid`, { headers: { 'payment-signature': header } })
-    const body = await res.json() as Record<string, unknown>
-    const receipt = res.headers.get('payment-response')
-    return {
-      status: res.status,
-      code: body.code as string | undefined,
-      message: typeof body.message === 'string' ? body.message : '',
-      body,
-      retryAfter: res.headers.get('retry-after'),
-      receipt: receipt === null ? null : JSON.parse(Buffer.from(receipt, 'base64').toString('utf8')) as Record<string, unknown>
-    }
-  }
-
-  /** Token balances of the buyer and the merchant, and the fee payer's lamports, as the chain has them. */
-  async function balances (buyer: Address) {
-    return {
-      buyer: await tokenBalance(buyer),
-      merchant: await tokenBalance(paid.merchant.address),
-      feePayer: await solBalance(feePayer.address)
-    }
-  }
-
-  return { paid, cluster, app, url, urls, feePayer, route, payment, get, balances, tokenBalance }
-}
-
-/** The chain's own record of a transaction (read on the chain, not through the proxy). */
-async function onChain (paid: PaidChain, signature: string) {
-  const { value } = await paid.chain.rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
-  return value[0]
-}
-
-/** The fee the chain charged for a transaction (its fee payer paid it, landed or failed). */
-async function feeOf (paid: PaidChain, signature: string): Promise<bigint> {
-  const record = await paid.chain.rpc.getTransaction(signature as Signature, { maxSupportedTransactionVersion: 0, encoding: 'json' }).send()
-  if (record?.meta === null || record?.meta === undefined) throw new Error(`no transaction ${signature} on chain`)
-  return BigInt(record.meta.fee)
-}
-
-async function until (check: () => Promise<boolean> | boolean, timeoutMs = 5000) {
-  const start = performance.now()
-  while (!(await check())) {
-    if (performance.now() - start > timeoutMs) throw new Error('timed out')
-    await sleep(5)
-  }
-}
+import { sqliteOf } from '../helper.js'
 
 const claimStatus = async (app: FastifyInstance, signature: string) => (await app.store.claims.status(signature))?.status
 
