@@ -1,0 +1,101 @@
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import type { AnswerToKeep, ClaimRequest } from '../../db/contracts/payment-claims.js'
+import { createSqliteStore } from '../../db/sqlite/sqlite-store.js'
+import type { Store } from '../../db/store.js'
+import { startTestPostgres } from '../fixtures/postgres.js'
+import { ENGINES, lazyPostgres, storeTarget } from '../fixtures/stores.js'
+
+// Kept answers, payment-identifiers and MCP cancel marks: the same semantics on both engines,
+// over three instances sharing one database.
+const postgres = lazyPostgres(t, startTestPostgres)
+const LEASE_MS = 5000
+const RETENTION_MS = 3_600_000
+const T0 = Date.UTC(2026, 10, 25, 10, 0, 0)
+
+let count = 0
+function request (signature: string, extra: Partial<ClaimRequest> = {}): ClaimRequest {
+  return { signature, claimId: `claim-${count++}`, flow: 'x402', service: 'analyze-token', payer: 'payer', amount: 100_000n, resource: '/api/analyze-token/x', leaseMs: LEASE_MS, now: T0, ...extra }
+}
+
+function answer (body: string, extra: Partial<AnswerToKeep> = {}): AnswerToKeep {
+  return { requestKey: 'key', status: 200, contentType: 'application/json; charset=utf-8', body, receipt: { success: true, transaction: 'tx' }, retentionMs: RETENTION_MS, ...extra }
+}
+
+for (const engine of ENGINES) {
+  t.test(engine, async t => {
+    const target = await storeTarget(t, engine, postgres)
+    const instances: Store[] = [await target.open(), await target.open(), await target.open()]
+    const [a, b, c] = instances
+
+    t.test('a redeem keeps its answer in the same operation; only the holder\'s redeem does', async t => {
+      const first = request('kept')
+      t.equal((await a.claims.claim(first)).claimed, true)
+      t.equal(await b.claims.redeem('kept', 'not-the-holder', T0, answer('{"no":1}')), false, 'another claim id redeems nothing')
+      t.equal(await b.claims.keptAnswer('kept', T0), undefined, 'and keeps nothing')
+      t.equal(await c.claims.redeem('kept', first.claimId, T0, answer('{"yes":1}')), true)
+      t.match(await a.claims.keptAnswer('kept', T0 + 1), {
+        signature: 'kept', requestKey: 'key', status: 200, body: '{"yes":1}', receipt: { success: true, transaction: 'tx' }, reached: false, payer: 'payer', amount: 100_000n, service: 'analyze-token', expiresAt: T0 + RETENTION_MS
+      })
+      await b.claims.markReached('kept')
+      t.equal((await c.claims.keptAnswer('kept', T0 + 1))?.reached, true, 'reached once marked')
+      t.equal(await a.claims.keptAnswer('kept', T0 + RETENTION_MS), undefined, 'gone from view when its retention ends')
+      t.equal(await a.claims.redeem('kept', first.claimId, T0, answer('{"again":1}')), false, 'spent: not redeemed twice')
+    })
+
+    t.test('a cancel notice: before the mark nothing can be sent and the claim goes; after settlement the answer counts as not reached', async t => {
+      const early = request('cancel-early', { callerRef: 'call-1' })
+      t.equal((await a.claims.claim(early)).claimed, true)
+      t.equal(await b.claims.cancelCall('call-1'), true)
+      t.equal(await c.claims.cancelCall('no-such-call'), false)
+      t.equal(await a.claims.markSent('cancel-early', early.claimId, LEASE_MS), false, 'a cancelled call is never marked sent')
+      t.equal(await a.claims.release('cancel-early', early.claimId), true)
+      t.equal(await a.claims.status('cancel-early'), undefined, 'released: the payment buys another call')
+
+      const late = request('cancel-late', { callerRef: 'call-2' })
+      t.equal((await a.claims.claim(late)).claimed, true)
+      t.equal(await a.claims.markSent('cancel-late', late.claimId, LEASE_MS), true)
+      t.equal(await a.claims.redeem('cancel-late', late.claimId, T0, answer('{}')), true)
+      await a.claims.markReached('cancel-late')
+      t.equal(await b.claims.cancelCall('call-2'), true)
+      t.equal((await c.claims.keptAnswer('cancel-late', T0 + 1))?.reached, false, 'cancelled: the result did not reach its caller')
+
+      const retry = request('cancel-late', { callerRef: 'call-3' })
+      t.same(await a.claims.claim(retry), { claimed: false, status: 'redeemed', flow: 'x402' }, 'a spent payment stays spent')
+    })
+
+    t.test('one claim per payer and payment-identifier, across instances; the id is freed when its answer is pruned', async t => {
+      const attempts = Array.from({ length: 30 }, (_, i) => request(`id-${i}`, { paymentId: 'pay_0123456789abcdef', payer: 'buyer-1' }))
+      const results = await Promise.all(attempts.map(async (claim, i) => await instances[i % 3].claims.claim(claim)))
+      const winners = attempts.filter((_, i) => results[i].claimed)
+      t.equal(winners.length, 1, 'exactly one payment holds the id')
+      t.same(await b.claims.claimOfPaymentId('buyer-1', 'pay_0123456789abcdef'), { signature: winners[0].signature, status: 'pending' })
+      t.equal((await a.claims.claim(request('id-other-payer', { paymentId: 'pay_0123456789abcdef', payer: 'buyer-2' }))).claimed, true, 'ids are per payer')
+      t.equal(await c.claims.redeem(winners[0].signature, winners[0].claimId, T0, answer('{}', { retentionMs: 1000 })), true)
+      t.equal(await a.claims.pruneAnswers(T0 + 999), 0, 'kept within its retention')
+      t.ok(await a.claims.pruneAnswers(T0 + 1000) >= 1, 'pruned after it')
+      t.equal(await b.claims.claimOfPaymentId('buyer-1', 'pay_0123456789abcdef'), undefined, 'the id is free again')
+      t.equal((await b.claims.status(winners[0].signature))?.status, 'redeemed', 'the payment stays spent')
+    })
+  })
+}
+
+t.test('storage: 10,000 kept answers of an analysis-sized body stay under 64 MB of SQLite file', async t => {
+  const path = join(t.testdir(), 'size.db')
+  const store = createSqliteStore(path)
+  t.teardown(() => store.close())
+  const before = statSync(path).size
+  // An analysis answer is about 3 KB of JSON; 4 KB here, with a receipt, as kept.
+  const body = JSON.stringify({ document: 'x'.repeat(4000) })
+  for (let i = 0; i < 10_000; i++) {
+    const claim = request(`size-${String(i).padStart(83, '0')}`, { payer: 'AQgoaJYHFoSj67ZbGUEYi8bwtnYLRLFpCd9FrZP13Btd', paymentId: `pay_${String(i).padStart(32, '0')}` })
+    await store.claims.claim(claim)
+    await store.claims.redeem(claim.signature, claim.claimId, T0, answer(body, { requestKey: 'EUdLyQSVj3wg_g3UITtShNdvD9CFzsqGHj3lcG5-8PM', receipt: { success: true, transaction: claim.signature, network: 'solana', payer: claim.payer } }))
+  }
+  store.db.pragma('wal_checkpoint(TRUNCATE)')
+  const grown = statSync(path).size - before
+  t.comment(`10,000 kept answers of ${body.length} bytes: ${(grown / 1024 / 1024).toFixed(1)} MB of database file`)
+  t.ok(grown < 64 * 1024 * 1024, `under the stated budget (${grown} bytes)`)
+  t.equal(await store.claims.pruneAnswers(T0 + RETENTION_MS), 10_000, 'all go once their retention ends')
+})
