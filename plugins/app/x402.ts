@@ -74,8 +74,9 @@ export default fp(async (fastify) => {
   fastify.decorate('x402', {
     paymentRequired: payments.paymentRequired,
     verifyAndClaim: payments.verifyAndClaim,
-    async settle (claim) {
-      const result = await payments.settle(claim)
+    // The answer is passed on: the redeem keeps it for re-delivery (dropped here, nothing was ever kept).
+    async settle (claim, answer) {
+      const result = await payments.settle(claim, answer)
       if (Date.now() - lastBalanceCheck > BALANCE_AFTER_SETTLE_MS) checkBalance()
       return result
     },
