@@ -85,8 +85,13 @@ export interface PaymentClaims {
   keptAnswer (signature: string, now?: number): Promise<KeptAnswer | undefined>
   /** The claim a payer's payment-identifier names, if any. */
   claimOfPaymentId (payer: string, paymentId: string): Promise<{ signature: string, status: ClaimStatus } | undefined>
-  /** The kept answer reached the buyer. */
-  markReached (signature: string): Promise<void>
+  /**
+   * The kept answer reached the buyer. `redelivered`: it reached it as a re-delivery, a call of its
+   * own, so an earlier cancel of the call that paid no longer makes it "not reached" (the answer is
+   * used from then on). The paying call's own mark leaves a cancel standing: a cancel may reach
+   * another instance before that call's answer went out.
+   */
+  markReached (signature: string, redelivered?: boolean): Promise<void>
   /**
    * The MCP client cancelled the call `callerRef` names: its claim can no longer be marked sent
    * (nothing is settled), and its kept answer, if any, counts as not reached. True if a claim matched.

@@ -66,6 +66,9 @@ const KEPT_ANSWER = `SELECT a.signature, a.request_key AS "requestKey", a.status
     a.reached AND NOT c.cancelled AS reached, a.expires_at AS "expiresAt", c.payer, c.amount, c.service, c.resource, c.payment_id AS "paymentId"
   FROM kept_answers a JOIN payment_claims c ON c.signature = a.signature
   WHERE a.signature = $1 AND a.expires_at > coalesce($2::bigint, ${CLOCK_MS})`
+// A re-delivery that reached the buyer: the answer is used, whatever cancel the paying call had.
+const MARK_REDELIVERY_REACHED = `WITH reached AS (UPDATE kept_answers SET reached = true WHERE signature = $1 RETURNING signature)
+  UPDATE payment_claims c SET cancelled = false FROM reached r WHERE c.signature = r.signature`
 const EXPIRED = `SELECT signature FROM kept_answers WHERE expires_at <= coalesce($1::bigint, ${CLOCK_MS}) ORDER BY expires_at LIMIT $2`
 const PRUNE_ANSWERS = `WITH expired AS (${EXPIRED}),
     freed AS (UPDATE payment_claims c SET payment_id = NULL FROM expired e WHERE c.signature = e.signature AND c.payment_id IS NOT NULL)
@@ -232,8 +235,8 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
         { text: 'SELECT signature, status FROM payment_claims WHERE payer = $1 AND payment_id = $2', values: [payer, paymentId] })
       return rows[0]
     },
-    async markReached (signature) {
-      await query(pools.fast, { text: 'UPDATE kept_answers SET reached = true WHERE signature = $1', values: [signature] })
+    async markReached (signature, redelivered = false) {
+      await query(pools.fast, { text: redelivered ? MARK_REDELIVERY_REACHED : 'UPDATE kept_answers SET reached = true WHERE signature = $1', values: [signature] })
     },
     async cancelCall (callerRef) {
       return ((await query(pools.durable, { text: 'UPDATE payment_claims SET cancelled = true WHERE caller_ref = $1', values: [callerRef] })).rowCount ?? 0) > 0

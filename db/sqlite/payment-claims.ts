@@ -61,6 +61,11 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
     WHERE a.signature = ? AND a.expires_at > ?`)
   const paymentIdStatement = db.prepare('SELECT signature, status FROM payment_claims WHERE payer = ? AND payment_id = ?')
   const markReachedStatement = db.prepare('UPDATE kept_answers SET reached = 1 WHERE signature = ?')
+  const uncancel = db.prepare('UPDATE payment_claims SET cancelled = 0 WHERE signature = ? AND EXISTS (SELECT 1 FROM kept_answers WHERE signature = ?)')
+  const markRedeliveryReached = db.transaction((signature: string) => {
+    markReachedStatement.run(signature)
+    uncancel.run(signature, signature)
+  })
   const cancelStatement = db.prepare('UPDATE payment_claims SET cancelled = 1 WHERE caller_ref = ?')
   const EXPIRED = 'SELECT signature FROM kept_answers WHERE expires_at <= @now ORDER BY expires_at LIMIT @limit'
   const freePaymentIds = db.prepare(`UPDATE payment_claims SET payment_id = NULL WHERE payment_id IS NOT NULL AND signature IN (${EXPIRED})`)
@@ -138,8 +143,9 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       return paymentIdStatement.get(payer, paymentId) as { signature: string, status: ClaimStatus } | undefined
     },
 
-    async markReached (signature) {
-      markReachedStatement.run(signature)
+    async markReached (signature, redelivered = false) {
+      if (redelivered) markRedeliveryReached.immediate(signature)
+      else markReachedStatement.run(signature)
     },
 
     async cancelCall (callerRef) {

@@ -104,10 +104,10 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
   const { claims, audit, leaseMs, log } = options
 
   /** One audit row per payment; a delivered answer that reached the buyer is marked so (it is no longer re-delivered without its payment-identifier). */
-  async function recordDelivery (payment: HeldPayment, outcome: string, entry: RecordEntry, startedAt: number): Promise<void> {
+  async function recordDelivery (payment: HeldPayment, outcome: string, entry: RecordEntry, startedAt: number, redelivered = false): Promise<void> {
     let settledOutcome = outcome
     if (outcome === 'DELIVERED') {
-      if (entry.reached) await claims.markReached(payment.signature).catch((error: unknown) => log.warn({ error: loggableError(error), signature: payment.signature }, 'delivery not marked reached; it stays re-deliverable until its retention ends'))
+      if (entry.reached) await claims.markReached(payment.signature, redelivered).catch((error: unknown) => log.warn({ error: loggableError(error), signature: payment.signature }, 'delivery not marked reached; it stays re-deliverable until its retention ends'))
       else settledOutcome = NOT_REACHED
     }
     await audit.record({
@@ -145,7 +145,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
       async record (entry) {
         if (recorded) return
         recorded = true
-        await recordDelivery(payment, 'DELIVERED', entry, startedAt)
+        await recordDelivery(payment, 'DELIVERED', entry, startedAt, true)
       }
     }
   }

@@ -19,9 +19,14 @@ interface Message { method?: unknown, params?: { requestId?: unknown } }
 export function createCallCancellation (options: { cancelCall: (callerRef: string) => Promise<boolean> }) {
   const cancelledHere = new Map<string, number>()
 
+  // Every notice is kept as long, so the map's insertion order is its expiry order: the oldest go
+  // first, in constant time per notice (a scan of the full map per notice made a large batch of
+  // notices cost seconds of the event loop).
   function remember (callerRef: string, now: number) {
-    if (cancelledHere.size >= MAX_REMEMBERED) {
-      for (const [ref, until] of cancelledHere) if (until <= now || cancelledHere.size >= MAX_REMEMBERED) cancelledHere.delete(ref)
+    cancelledHere.delete(callerRef)
+    for (const [ref, until] of cancelledHere) {
+      if (until > now && cancelledHere.size < MAX_REMEMBERED) break
+      cancelledHere.delete(ref)
     }
     cancelledHere.set(callerRef, now + REMEMBERED_MS)
   }

@@ -92,7 +92,7 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
     if ('redelivered' in claim) {
       // The answer this payment bought, kept: served again, nothing charged, nothing computed.
       const again = core.redelivered(claim.answer, 'mcp')
-      recordWhenAnswered(async reached => await again.record({ requestId, status: () => 200, reached }))
+      recordWhenAnswered(async written => await again.record({ requestId, status: () => 200, reached: written && !deps.cancelledHere(callerRef) }))
       return documentResult(JSON.parse(claim.answer.body) as object, { [X402_PAYMENT_RESPONSE_META_KEY]: claim.answer.receipt, [REDELIVERED_META_KEY]: true })
     }
     const held = claim
@@ -110,7 +110,9 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       await record()
       return errorResult(body)
     }
-    if (call.signal?.aborted === true) {
+    // Cancelled: the SDK closed the call, or a cancel notice for it reached this process (perhaps
+    // before its claim existed, so the store never saw it): nothing is settled.
+    if (call.signal?.aborted === true || deps.cancelledHere(callerRef)) {
       status = 499
       await delivery.abort()
       await record()

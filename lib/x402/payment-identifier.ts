@@ -13,7 +13,12 @@ export const paymentIdentifierExtensions = (): Record<string, unknown> => ({ [PA
 export function readPaymentId (payload: Record<string, unknown>): string | undefined | Refusal {
   const extensions = payload.extensions
   if (extensions === null || typeof extensions !== 'object' || !(PAYMENT_IDENTIFIER in extensions)) return undefined
-  const { id, validation } = extractAndValidatePaymentIdentifier(payload as unknown as PaymentPayload)
+  // Only `info` is judged (the library's id and `required` checks). The payload echoes a `schema`
+  // too, which the library would compile (Ajv) and apply on every request: a buyer-chosen regex
+  // there can hold the event loop for minutes (ReDoS), and a buyer's schema is no rule of ours.
+  const extension = (extensions as Record<string, unknown>)[PAYMENT_IDENTIFIER]
+  const judged = extension !== null && typeof extension === 'object' ? { info: (extension as { info?: unknown }).info } : extension
+  const { id, validation } = extractAndValidatePaymentIdentifier({ extensions: { [PAYMENT_IDENTIFIER]: judged } } as unknown as PaymentPayload)
   if (!validation.valid) {
     return refusal('X402_PAYMENT_ID_INVALID', `extensions["${PAYMENT_IDENTIFIER}"] is malformed: ${(validation.errors ?? []).join('; ').slice(0, 300)}; nothing moved`)
   }

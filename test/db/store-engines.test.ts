@@ -123,6 +123,25 @@ for (const engine of ENGINES) {
       t.equal(await b.claims.discard('sent', again.claimId), false, 'a redeemed claim is never discarded')
     })
 
+    t.test('a cancelled MCP call: never marked sent; after settlement its kept answer is not reached until a re-delivery reaches the buyer', async t => {
+      const answer = { requestKey: 'key', status: 200, contentType: 'application/json', body: '{}', receipt: { success: true }, retentionMs: LEASE_MS }
+      const early = request('cancel-early', { flow: 'x402', callerRef: 'call-early' })
+      t.same(await a.claims.claim(early), { claimed: true, sent: false })
+      t.equal(await b.claims.cancelCall('call-early'), true, 'the notice finds the claim from another instance')
+      t.equal(await a.claims.markSent('cancel-early', early.claimId, LEASE_MS), false, 'nothing is sent for a cancelled call')
+      t.equal(await b.claims.cancelCall('nobody-calls-this'), false)
+
+      const late = request('cancel-late', { flow: 'x402', callerRef: 'call-late' })
+      await a.claims.claim(late)
+      t.equal(await a.claims.markSent('cancel-late', late.claimId, LEASE_MS), true)
+      t.equal(await b.claims.cancelCall('call-late'), true, 'cancelled while settling')
+      t.equal(await a.claims.redeem('cancel-late', late.claimId, undefined, answer), true, 'the money moved: redeemed, its answer kept')
+      await a.claims.markReached('cancel-late')
+      t.equal((await c.claims.keptAnswer('cancel-late'))?.reached, false, 'the paying call\'s answer went out after the cancel: not reached')
+      await c.claims.markReached('cancel-late', true)
+      t.equal((await a.claims.keptAnswer('cancel-late'))?.reached, true, 'a re-delivery reached the buyer: used')
+    })
+
     t.test('one settlement in flight per source token account, across instances', async t => {
       t.equal(await a.claims.holdSource('source-1', 'claim-a', LEASE_MS, T0), true)
       t.equal(await b.claims.holdSource('source-1', 'claim-b', LEASE_MS, T0 + 10), false, 'held: the other waits')
@@ -186,7 +205,7 @@ t.test('postgres: instances starting together against an empty database apply th
   const stores = await Promise.all(Array.from({ length: 4 }, async () => await openPostgresStore({ url, poolSize: 2 })))
   t.teardown(async () => { for (const store of stores) await store.close() })
   const { rows } = await stores[0].pool.query('SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version ORDER BY version')
-  t.same(rows, [{ version: 1, n: 1 }, { version: 2, n: 1 }, { version: 3, n: 1 }], 'each migration recorded once')
+  t.same(rows, [{ version: 1, n: 1 }, { version: 2, n: 1 }, { version: 3, n: 1 }, { version: 4, n: 1 }], 'each migration recorded once')
   t.equal((await stores[3].claims.status('nothing'))?.status, undefined, 'every instance works')
   const client = new pg.Client({ connectionString: url })
   await client.connect()
