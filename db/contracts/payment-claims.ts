@@ -1,3 +1,6 @@
+/** How long a cancel notice is remembered for a claim not taken yet (the notice reached another instance first): longer than any paid call. */
+export const CANCEL_MEMORY_MS = 10 * 60_000
+
 /** The door family that claimed a signature: the pay-then-prove headers, or x402 (HTTP or MCP). */
 export type ClaimFlow = 'proof' | 'x402'
 

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import type { AnswerToKeep, ClaimRequest, ClaimResult, ClaimState, KeptAnswer, PaymentClaims } from '../contracts/payment-claims.js'
+import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimRequest, type ClaimResult, type ClaimState, type KeptAnswer, type PaymentClaims } from '../contracts/payment-claims.js'
 import { createBatcher } from './batcher.js'
 import { callDatabase } from './connection.js'
 
@@ -30,8 +30,9 @@ const CLOCK_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint'
 // statement, a batch's, not a call's.
 const CLAIM = {
   text: `
-    INSERT INTO payment_claims AS c (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref)
-    SELECT i.signature, 'pending', i.flow, i.claim_id, i.now + i.lease_ms, i.service, i.payer, i.amount, i.resource, i.now, i.payment_id, i.caller_ref
+    INSERT INTO payment_claims AS c (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref, cancelled)
+    SELECT i.signature, 'pending', i.flow, i.claim_id, i.now + i.lease_ms, i.service, i.payer, i.amount, i.resource, i.now, i.payment_id, i.caller_ref,
+      EXISTS (SELECT 1 FROM cancelled_calls k WHERE k.caller_ref = i.caller_ref)
     FROM (SELECT signature, flow, claim_id, lease_ms, service, payer, amount, resource, coalesce(now, ${CLOCK_MS}) AS now, payment_id, caller_ref
       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[])
         AS u (signature, claim_id, lease_ms, service, payer, amount, resource, now, flow, payment_id, caller_ref)) AS i
@@ -39,7 +40,7 @@ const CLAIM = {
     ON CONFLICT (signature) DO UPDATE SET
       claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
       payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at,
-      payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = false
+      payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = excluded.cancelled
     WHERE c.status IN ('pending', 'sent') AND c.flow = excluded.flow AND c.lease_expires_at <= excluded.claimed_at
     RETURNING c.signature, c.claim_id, c.status`
 }
@@ -71,9 +72,14 @@ const MARK_REDELIVERY_REACHED = `WITH reached AS (UPDATE kept_answers SET reache
   UPDATE payment_claims c SET cancelled = false FROM reached r WHERE c.signature = r.signature`
 const EXPIRED = `SELECT signature FROM kept_answers WHERE expires_at <= coalesce($1::bigint, ${CLOCK_MS}) ORDER BY expires_at LIMIT $2`
 const PRUNE_ANSWERS = `WITH expired AS (${EXPIRED}),
+    forgotten AS (DELETE FROM cancelled_calls WHERE expires_at <= coalesce($1::bigint, ${CLOCK_MS})),
     freed AS (UPDATE payment_claims c SET payment_id = NULL FROM expired e WHERE c.signature = e.signature AND c.payment_id IS NOT NULL)
   DELETE FROM kept_answers a USING expired e WHERE a.signature = e.signature`
 const UNIQUE_VIOLATION = '23505'
+// Remembered for a claim taken after the notice (it reached another instance first), and set on the claims there are.
+const CANCEL_CALL = `WITH remembered AS (INSERT INTO cancelled_calls (caller_ref, expires_at) VALUES ($1, ${CLOCK_MS} + $2)
+    ON CONFLICT (caller_ref) DO UPDATE SET expires_at = excluded.expires_at)
+  UPDATE payment_claims SET cancelled = true WHERE caller_ref = $1`
 // markSent and renew: a new lease for the holder; markSent also records that money may move.
 const LEASE = (status: string, condition = '') => ({
   text: `UPDATE payment_claims c SET ${status}lease_expires_at = coalesce(i.now, ${CLOCK_MS}) + i.lease_ms
@@ -239,7 +245,7 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
       await query(pools.fast, { text: redelivered ? MARK_REDELIVERY_REACHED : 'UPDATE kept_answers SET reached = true WHERE signature = $1', values: [signature] })
     },
     async cancelCall (callerRef) {
-      return ((await query(pools.durable, { text: 'UPDATE payment_claims SET cancelled = true WHERE caller_ref = $1', values: [callerRef] })).rowCount ?? 0) > 0
+      return ((await query(pools.durable, { text: CANCEL_CALL, values: [callerRef, CANCEL_MEMORY_MS] })).rowCount ?? 0) > 0
     },
     async pruneAnswers (now, batchSize = Number.MAX_SAFE_INTEGER) {
       return (await query(pools.fast, { text: PRUNE_ANSWERS, values: [now ?? null, batchSize] })).rowCount ?? 0

@@ -1,4 +1,4 @@
-import type { AnswerToKeep, ClaimState, ClaimStatus, KeptAnswer, PaymentClaims } from '../contracts/payment-claims.js'
+import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimState, type ClaimStatus, type KeptAnswer, type PaymentClaims } from '../contracts/payment-claims.js'
 import type { SqliteDatabase } from './open-database.js'
 
 /**
@@ -11,12 +11,13 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   // or pending request). A redeemed row, a live lease or another flow makes the WHERE false, so
   // nothing is returned. A taken-over row keeps its status: 'sent' stays sent.
   const claimStatement = db.prepare(`
-    INSERT INTO payment_claims (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref)
-    VALUES (@signature, 'pending', @flow, @claimId, @leaseExpiresAt, @service, @payer, @amount, @resource, @now, @paymentId, @callerRef)
+    INSERT INTO payment_claims (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref, cancelled)
+    VALUES (@signature, 'pending', @flow, @claimId, @leaseExpiresAt, @service, @payer, @amount, @resource, @now, @paymentId, @callerRef,
+      EXISTS (SELECT 1 FROM cancelled_calls WHERE caller_ref = @callerRef))
     ON CONFLICT (signature) DO UPDATE SET
       claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
       payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at,
-      payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = 0
+      payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = excluded.cancelled
     WHERE payment_claims.status IN ('pending', 'sent') AND payment_claims.flow = excluded.flow
       AND payment_claims.lease_expires_at <= excluded.claimed_at
     RETURNING claim_id AS claimId, status`)
@@ -66,11 +67,18 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
     markReachedStatement.run(signature)
     uncancel.run(signature, signature)
   })
+  const rememberCancel = db.prepare('INSERT OR REPLACE INTO cancelled_calls (caller_ref, expires_at) VALUES (?, ?)')
   const cancelStatement = db.prepare('UPDATE payment_claims SET cancelled = 1 WHERE caller_ref = ?')
+  const cancelCall = db.transaction((callerRef: string, now: number) => {
+    rememberCancel.run(callerRef, now + CANCEL_MEMORY_MS)
+    return cancelStatement.run(callerRef).changes > 0
+  })
+  const forgetCancels = db.prepare('DELETE FROM cancelled_calls WHERE expires_at <= ?')
   const EXPIRED = 'SELECT signature FROM kept_answers WHERE expires_at <= @now ORDER BY expires_at LIMIT @limit'
   const freePaymentIds = db.prepare(`UPDATE payment_claims SET payment_id = NULL WHERE payment_id IS NOT NULL AND signature IN (${EXPIRED})`)
   const deleteExpired = db.prepare(`DELETE FROM kept_answers WHERE signature IN (${EXPIRED})`)
   const pruneAnswers = db.transaction((now: number, limit: number) => {
+    forgetCancels.run(now)
     freePaymentIds.run({ now, limit })
     return deleteExpired.run({ now, limit }).changes
   })
@@ -149,7 +157,7 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
     },
 
     async cancelCall (callerRef) {
-      return cancelStatement.run(callerRef).changes > 0
+      return cancelCall.immediate(callerRef, Date.now())
     },
 
     async pruneAnswers (now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER) {

@@ -145,6 +145,8 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
       async record (entry) {
         if (recorded) return
         recorded = true
+        // Lost again: the row keeps what it says (a DELIVERED row stays, revenue included).
+        if (!entry.reached) return
         await recordDelivery(payment, 'DELIVERED', entry, startedAt, true)
       }
     }

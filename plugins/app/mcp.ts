@@ -17,6 +17,9 @@ import { toolErrorBodies } from '../../lib/mcp/tool-errors.js'
 import { SERVICE_VERSION } from '../../project.js'
 import { MODELS } from '../../schemas/index.js'
 
+/** Messages of a batch that each count toward RATE_LIMIT_MAX. */
+const COUNTED_METHODS = new Set<unknown>(['tools/call', 'notifications/cancelled'])
+
 /** Preflight of a browser MCP client: the methods and headers of the streamable HTTP transport. */
 const MCP_PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS',
@@ -88,11 +91,12 @@ export default fp(async (fastify) => {
   }
 
   // The global rate limit counts an HTTP request once; a JSON-RPC batch holds several calls, so each
-  // tool call past the first counts too (the same counter and key as the global limit).
+  // tool call or cancel notice past the first counts too (the same counter and key as the global
+  // limit): a notice costs a store write.
   const countCall = fastify.hasDecorator('createRateLimit') ? fastify.createRateLimit() : undefined
   async function withinRateLimit (request: FastifyRequest): Promise<boolean> {
     if (countCall === undefined || !Array.isArray(request.body)) return true
-    const calls = request.body.filter(message => (message as { method?: unknown } | null)?.method === 'tools/call').length
+    const calls = request.body.filter(message => COUNTED_METHODS.has((message as { method?: unknown } | null)?.method)).length
     for (let i = 1; i < calls; i++) {
       const counted = await countCall(request)
       if (!counted.isAllowed && counted.isExceeded) return false
@@ -103,7 +107,7 @@ export default fp(async (fastify) => {
   async function handlePost (request: FastifyRequest, reply: FastifyReply) {
     if (!await withinRateLimit(request)) {
       const seconds = Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)
-      throw new AppError('RATE_LIMITED', `Rate limit of ${config.RATE_LIMIT_MAX} requests per ${seconds} s exceeded: each tool call of a batch counts as a request`,
+      throw new AppError('RATE_LIMITED', `Rate limit of ${config.RATE_LIMIT_MAX} requests per ${seconds} s exceeded: each tool call or cancel notice of a batch counts as a request`,
         { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
     }
     await cancellation.cancelNoticed(request.headers[MCP_SESSION_HEADER], request.body)

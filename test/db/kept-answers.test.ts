@@ -61,6 +61,11 @@ for (const engine of ENGINES) {
       t.equal(await b.claims.cancelCall('call-2'), true)
       t.equal((await c.claims.keptAnswer('cancel-late', T0 + 1))?.reached, false, 'cancelled: the result did not reach its caller')
 
+      t.equal(await c.claims.cancelCall('call-4'), false, 'a notice for a call not claimed yet (it reached another instance first)')
+      const noticed = request('cancel-first', { callerRef: 'call-4' })
+      t.equal((await a.claims.claim(noticed)).claimed, true)
+      t.equal(await b.claims.markSent('cancel-first', noticed.claimId, LEASE_MS), false, 'the claim taken after the notice starts cancelled')
+
       const retry = request('cancel-late', { callerRef: 'call-3' })
       t.same(await a.claims.claim(retry), { claimed: false, status: 'redeemed', flow: 'x402' }, 'a spent payment stays spent')
     })

@@ -16,3 +16,10 @@ CREATE TABLE kept_answers (
   expires_at   bigint NOT NULL
 );
 CREATE INDEX kept_answers_expiry ON kept_answers (expires_at);
+
+-- A cancel notice is remembered for a while by its call's name: a claim taken after it (the notice
+-- reached another instance first) starts cancelled.
+CREATE TABLE cancelled_calls (
+  caller_ref text PRIMARY KEY,
+  expires_at bigint NOT NULL
+);

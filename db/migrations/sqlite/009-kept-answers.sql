@@ -21,3 +21,10 @@ CREATE TABLE kept_answers (
   expires_at   INTEGER NOT NULL     -- unix ms
 );
 CREATE INDEX kept_answers_expiry ON kept_answers (expires_at);
+
+-- A cancel notice is remembered for a while by its call's name: a claim taken after it (the notice
+-- reached another instance first) starts cancelled.
+CREATE TABLE cancelled_calls (
+  caller_ref TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+);

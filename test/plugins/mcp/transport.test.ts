@@ -102,7 +102,7 @@ t.test('each tool call of a JSON-RPC batch counts toward the rate limit', async 
   const batch = await post(url, [call(3), call(4), call(5)])
   t.equal(batch.status, 429, 'three more do not fit')
   t.ok(batch.headers.get('retry-after'))
-  t.match(await batch.json(), { statusCode: 429, code: 'RATE_LIMITED', message: /each tool call of a batch counts/ })
+  t.match(await batch.json(), { statusCode: 429, code: 'RATE_LIMITED', message: /each tool call or cancel notice of a batch counts/ })
 })
 
 t.test('each MCP request is logged on completion with its request id, as Fastify logs the others', async t => {
