@@ -120,7 +120,8 @@ try {
     PRICE_API_URL: 'http://127.0.0.1:9',
     DATABASE_PATH: path,
     AUDIT_RETENTION_DAYS: '3650',
-    MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json')
+    MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json'),
+    CREATE_KEYPAIR: 'true'
   })
   const server = createServer(config)
   await server.register(fp(app), { config })
