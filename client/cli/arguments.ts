@@ -58,6 +58,13 @@ const COMMANDS = {
     usage: 'register --keypair <file> --name <agent name> --manifest <url> [--rpc <url>] [--registry <address>]\n' +
       '      register an agent on the chain (memo transaction signed and paid by the keypair)'
   },
+  'check-config': {
+    positionals: [],
+    options: { offline: { type: 'boolean' } },
+    usage: 'check-config [--offline]   (for operators) validate .env and the environment as the service would: settings, keypairs,\n' +
+      '      database, RPC genesis, fee payer balance (--offline skips the network); print the effective configuration,\n' +
+      '      secrets masked; exit 1 on any problem'
+  },
   keygen: {
     positionals: ['file'],
     options: {},
@@ -116,6 +123,9 @@ export function parseInvocation (argv: string[]): Invocation {
 
   const args: Record<string, string> = {}
   spec.positionals.forEach((positional, i) => { args[positional] = positionals[i] })
-  for (const [key, value] of Object.entries(values)) if (typeof value === 'string') args[key] = value
+  for (const [key, value] of Object.entries(values)) {
+    if (typeof value === 'string') args[key] = value
+    else if (value === true && key !== 'json' && key !== 'help') args[key] = 'true'
+  }
   return { kind: 'command', command: name, args, json: values.json === true }
 }

@@ -12,7 +12,7 @@ import { buyViaMcp, connectMerchantMcp, type McpBuyStep } from '../mcp.js'
 import { registerAgent } from '../register.js'
 import type { BuyStep } from '../steps.js'
 import type { CommandName } from './arguments.js'
-import { UsageError } from './exit-codes.js'
+import { EXIT, UsageError } from './exit-codes.js'
 import { formatManifest, formatMcpStep, formatRegistry, formatReputation, formatStep, paymentToken, toJson } from './format.js'
 
 export interface CommandOutcome {
@@ -20,6 +20,8 @@ export interface CommandOutcome {
   result: unknown
   /** What a person sees on stdout. */
   text: string
+  /** The exit code when it is not 0 though the command ran (check-config found problems). */
+  exitCode?: number
 }
 
 /** Prints a progress line for a person (stderr); silent under --json. */
@@ -177,4 +179,11 @@ const keygen: Command = async (args) => {
   return { result: { path, address }, text: `wrote ${path} (mode 0600)\naddress ${address}` }
 }
 
-export const HANDLERS: Record<CommandName, Command> = { registry, manifest, reputation, buy: buyCommand, register, keygen }
+/** The service's own configuration check; loaded only when asked, so buyers never load the service. */
+const checkConfig: Command = async (args) => {
+  const { checkConfig: check, formatConfigCheck } = await import('../../lib/ops/check-config.js')
+  const report = await check({ offline: args.offline === 'true' })
+  return { result: report, text: formatConfigCheck(report), ...(report.ok ? {} : { exitCode: EXIT.USAGE }) }
+}
+
+export const HANDLERS: Record<CommandName, Command> = { registry, manifest, reputation, buy: buyCommand, register, keygen, 'check-config': checkConfig }

@@ -36,9 +36,9 @@ export async function run (argv: string[], streams: CliStreams = PROCESS_STREAMS
     }
     command = invocation.command
     const progress = json ? () => {} : (line: string) => { streams.stderr(`${line}\n`) }
-    const { result, text } = await HANDLERS[command](invocation.args, progress)
-    streams.stdout(json ? `${toJson({ ok: true, command, result })}\n` : `${text}\n`)
-    return EXIT.OK
+    const { result, text, exitCode = EXIT.OK } = await HANDLERS[command](invocation.args, progress)
+    streams.stdout(json ? `${toJson({ ok: exitCode === EXIT.OK, command, result })}\n` : `${text}\n`)
+    return exitCode
   } catch (error) {
     const { exitCode, code } = classify(error)
     const message = exitCode === EXIT.INTERNAL ? `unexpected error: ${(error as Error).message}` : (error as Error).message
