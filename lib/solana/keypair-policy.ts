@@ -34,11 +34,10 @@ export function isDefaultKeypairPath (path: string): boolean {
 export function inspectKeypairFile (path: string, rules: KeypairRules): KeypairInspection {
   if (!existsSync(path)) {
     if (rules.mayCreate) return { state: 'to-create' }
-    return {
-      state: 'problem',
-      problem: `${rules.variable}: ${path} does not exist; a keypair is created only at ${DEFAULT_MERCHANT_KEYPAIR_PATH} ` +
-        'or with CREATE_KEYPAIR=true (or write one: token-merchant keygen <file>)'
-    }
+    const rule = rules.variable === 'MERCHANT_KEYPAIR_PATH'
+      ? `a keypair is created only at ${DEFAULT_MERCHANT_KEYPAIR_PATH} or with CREATE_KEYPAIR=true`
+      : 'a keypair of its own is never created'
+    return { state: 'problem', problem: `${rules.variable}: ${path} does not exist; ${rule} (write one: token-merchant keygen <file>)` }
   }
   let address: Address
   try {
