@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import fp from 'fastify-plugin'
 import app, { createServer } from './app.js'
 import { completeConfig, ConfigError, planFromEnvironment } from './config.js'
+import { StoreConfigurationError } from './db/open-store.js'
 import { gracefulStop } from './lib/ops/graceful-stop.js'
 import { listenErrorProblem, listenProblem } from './lib/ops/listen-problem.js'
 import { createLogDestination } from './lib/ops/log-destination.js'
@@ -78,6 +79,8 @@ async function start () {
 
 start().catch((error: unknown) => {
   if (error instanceof ConfigError) exitWithProblem(error.message)
+  // Wrong credentials, an unknown database, or the wait for it run out: a setting to fix, said in the same form.
+  if (error instanceof StoreConfigurationError) exitWithProblem(new ConfigError([error.message]).message)
   process.stderr.write(`token-merchant: failed to start: ${(error as Error).message}\n`)
   process.exit(1)
 })

@@ -101,7 +101,7 @@ t.test('PostgreSQL stopped and started under a running service, and at start-up'
     t.teardown(() => { server.child.kill('SIGKILL') })
     const [code] = await server.exited
     t.equal(code, 1)
-    t.match(server.output().stderr, /token-merchant: failed to start: DATABASE_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/tm_\w+: still unreachable after 2 s \(DATABASE_CONNECT_TIMEOUT_SECONDS\)/)
+    t.match(server.output().stderr, /token-merchant: invalid configuration:\n {2}DATABASE_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/tm_\w+: still unreachable after 2 s \(DATABASE_CONNECT_TIMEOUT_SECONDS\)/)
   })
 
   for (const [label, change, expected] of [
@@ -116,7 +116,7 @@ t.test('PostgreSQL stopped and started under a running service, and at start-up'
       const [code] = await server.exited
       t.equal(code, 1)
       const { stdout, stderr } = server.output()
-      t.match(stderr, /token-merchant: failed to start: DATABASE_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1/)
+      t.match(stderr, /token-merchant: invalid configuration:\n {2}DATABASE_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1/)
       t.match(stderr, expected)
       t.notOk((stdout + stderr).includes(url.password), 'no password')
     })
