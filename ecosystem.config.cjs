@@ -4,7 +4,9 @@
 //
 // `pm2 start|reload|restart` with this file first runs `token-merchant check-config` (the built
 // dist/client/cli.js) on .env and the environment: with a problem, PM2 stops there and the running
-// workers keep serving. `pm2 reload token-merchant` (by name) does not read this file, so it cannot check.
+// workers keep serving. It checks the environment of the shell running pm2, which is what the
+// workers get with --update-env. `pm2 reload token-merchant` (by name) does not read this file, so
+// it cannot check.
 //
 // Configuration comes from .env in this directory and the environment, as with `npm start`: the
 // service reads .env itself at every start, so a changed .env applies at the next reload. PM2
@@ -15,6 +17,7 @@
 // PM2_KILL_TIMEOUT_MS (default 80000). The service refuses to start when kill_timeout does not
 // exceed its close grace plus 3 s (the grace is derived from the timeouts: 71 s on the defaults).
 const { execFileSync } = require('node:child_process')
+const { existsSync } = require('node:fs')
 const { join } = require('node:path')
 
 const instances = process.env.PM2_INSTANCES ?? 'max'
@@ -26,9 +29,11 @@ if (CHECKED_ACTIONS.has(action)) checkConfiguration()
 
 /** Throws (PM2 prints it and exits 1, changing nothing) when the service would not start with this configuration. */
 function checkConfiguration () {
+  const cli = join(__dirname, 'dist', 'client', 'cli.js')
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`)
   let output
   try {
-    output = execFileSync(process.execPath, [join(__dirname, 'dist', 'client', 'cli.js'), 'check-config', '--json'], {
+    output = execFileSync(process.execPath, [cli, 'check-config', '--json'], {
       cwd: __dirname,
       env: { ...process.env, PM2_KILL_TIMEOUT_MS: String(killTimeoutMs) },
       encoding: 'utf8',
