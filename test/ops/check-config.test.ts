@@ -1,13 +1,18 @@
 // `token-merchant check-config` against the real parts: the local chain, a SQLite file, an
 // address nothing listens on. The pm2 reload it guards is in test/ops/pm2.test.ts.
-import { chmodSync, writeFileSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { chmodSync, existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { checkConfig, formatConfigCheck, maskUrl } from '../../lib/ops/check-config.js'
 import { writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { startPaidChain } from '../fixtures/paid-chain.js'
 import { createFeePayer } from '../fixtures/x402-merchant.js'
 import { testEnv, UNREACHABLE_URL } from '../helper.js'
+import { PROJECT_ROOT } from '../../project.js'
+
+const LOADER = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href
 
 t.test('check-config: what start-up validates, without starting or writing anything', async t => {
   const paid = await startPaidChain(t)
@@ -71,4 +76,24 @@ t.test('URLs lose what may be a credential', async t => {
   t.equal(maskUrl('https://x.solana-mainnet.quiknode.pro/0123456789abcdef0123/'), 'https://x.solana-mainnet.quiknode.pro/***/')
   t.equal(maskUrl('http://user:pw@127.0.0.1:8899'), 'http://user:***@127.0.0.1:8899/')
   t.equal(maskUrl('not a url'), '***')
+})
+
+t.test('as a process: token-merchant check-config reads .env from the working directory, exits 1 on a problem', async t => {
+  const dir = t.testdir({ '.env': 'LOG_LEVEL=verbose\nPRICE_API_KEY=dotenv-secret\n' })
+  const cli = async (...args: string[]) => await new Promise<{ code: number, stdout: string }>(resolve => {
+    execFile(process.execPath, ['--import', LOADER, join(PROJECT_ROOT, 'client', 'cli.ts'), 'check-config', ...args], { cwd: dir, env: { PATH: process.env.PATH } }, (error, stdout) => {
+      resolve({ code: error === null ? 0 : Number(error.code), stdout })
+    })
+  })
+  const bad = await cli('--offline')
+  t.equal(bad.code, 1)
+  t.match(bad.stdout, /PROBLEM settings: LOG_LEVEL: "verbose" is not one of/)
+
+  writeFileSync(join(dir, '.env'), 'PRICE_API_KEY=dotenv-secret\n')
+  const good = await cli('--offline', '--json')
+  t.equal(good.code, 0, good.stdout)
+  const report = JSON.parse(good.stdout) as { ok: boolean, result: { effective: string[] } }
+  t.ok(report.ok)
+  t.ok(report.result.effective.includes('PRICE_API_KEY=***'), '.env was read, and its secret masked')
+  t.notOk(existsSync(join(dir, 'data')), 'nothing was written')
 })
