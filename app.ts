@@ -53,6 +53,17 @@ class ErrorsOnly extends LogController {
   }
 }
 
+/**
+ * Fastify gives each plugin 10 s to load, then exits with its own "Plugin did not start in time".
+ * The store may wait longer for PostgreSQL (DATABASE_CONNECT_TIMEOUT_SECONDS, 0 = as long as it
+ * takes) and ends the wait itself with a message naming the setting: Fastify's timer must not cut it.
+ */
+function pluginTimeoutOf (config: Config): number {
+  const DEFAULT_MS = 10_000
+  if (config.DATABASE_URL === undefined) return DEFAULT_MS
+  return config.DATABASE_CONNECT_TIMEOUT_SECONDS === 0 ? 0 : config.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000 + DEFAULT_MS
+}
+
 /** Options of the Fastify instance; createServer applies them. */
 function serverOptions (config: Config, log: Logger): FastifyServerOptions {
   return {
@@ -75,6 +86,7 @@ function serverOptions (config: Config, log: Logger): FastifyServerOptions {
     // server.ts drains before it closes: requests on kept-alive connections are answered, with
     // `Connection: close`, rather than refused (lib/http/connection-drain.ts).
     return503OnClosing: false,
+    pluginTimeout: pluginTimeoutOf(config),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } }
   }
 }

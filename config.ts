@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { address, isAddress, type Address } from '@solana/kit'
 import { NETWORK_NAMES, NETWORKS, type NetworkName } from './lib/solana/networks.js'
 import { resolveMerchantAddress } from './lib/solana/keypair-file.js'
+import { DEFAULT_MERCHANT_KEYPAIR_PATH, inspectKeypairFile, isDefaultKeypairPath } from './lib/solana/keypair-policy.js'
 import { parseOriginList } from './lib/mcp/origin-policy.js'
 import { defaultX402Network, X402_NETWORK_NAMES, type X402NetworkName } from './lib/x402/networks.js'
 import { isPostgresUrl } from './db/database-url.js'
@@ -43,12 +45,17 @@ export const ConfigSchema = Type.Object({
   PAYMENT_MINT: Type.Optional(Base58Address('mint of the 6-decimal payment token; defaults to USDC of the network')),
   PAYMENT_TOKEN_SYMBOL: Type.String({ minLength: 1, maxLength: 16, default: 'USDC' }),
   PAYMENT_ADDRESS: Type.Optional(Base58Address('wallet that receives payments')),
-  MERCHANT_KEYPAIR_PATH: Type.String({ minLength: 1, default: './data/merchant-keypair.json' }),
+  MERCHANT_KEYPAIR_PATH: Type.String({ minLength: 1, default: DEFAULT_MERCHANT_KEYPAIR_PATH }),
+  CREATE_KEYPAIR: Type.Boolean({
+    default: false,
+    description: 'create a missing MERCHANT_KEYPAIR_PATH on start even when it is not the default path (which is always created when missing)'
+  }),
   DATABASE_PATH: Type.String({ minLength: 1, default: './data/merchant.db' }),
   DATABASE_URL: Type.Optional(Type.String({
     format: 'postgres-url',
     description: 'postgres://user:password@host:port/database: PostgreSQL stores everything (shared by several instances); unset: the SQLite file at DATABASE_PATH'
   })),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: Int(0, 31_536_000, 0, 'how long start-up waits for an unreachable PostgreSQL before exiting 1; 0 waits as long as it takes'),
   DATABASE_POOL_SIZE: Int(2, 1000, 10, 'PostgreSQL connections per process, plus a quarter as many for claims'),
   SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('NORMAL'), Type.Literal('FULL')], {
     default: 'NORMAL',
@@ -129,8 +136,12 @@ export type Config = EnvConfig & {
   paymentAddress: Address
   /** TRUST_PROXY as Fastify takes it. */
   trustProxy: false | number | string
-  /** Set when the payment address came from (or was written to) the keypair file. */
+  /** Set when start-up wrote a new merchant keypair file. */
   merchantKeypairCreated: boolean
+  /** The merchant keypair file still to be created (by the x402 plugin: it is only the default fee payer). */
+  keypairToCreate: string | undefined
+  /** Problems not worth refusing to start for (a keypair others can read, outside production): logged at start. */
+  warnings: string[]
   /** The x402 network advertised (v1 name), X402_NETWORK or derived from SOLANA_NETWORK. */
   x402Network: X402NetworkName
   /** The x402 fee payer's keypair file. */
@@ -250,8 +261,17 @@ function phasesOf (envConfig: EnvConfig, data: DataRpc) {
   })
 }
 
-/** Reads environment variables (empty strings count as unset), validates them and resolves the merchant address. */
-export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The configuration as start-up would run it, checked without writing anything: `keypairToCreate`
+ * names the merchant keypair file start-up would create, and `paymentAddress` is unknown until it
+ * is. check-config prints this; loadConfig completes it.
+ */
+export type ConfigPlan = Omit<Config, 'paymentAddress' | 'merchantKeypairCreated'> & {
+  paymentAddress: Address | undefined
+}
+
+/** Reads environment variables (empty strings count as unset) and validates them, keypair files included; creates nothing. */
+export function inspectConfig (env: NodeJS.ProcessEnv = process.env): ConfigPlan {
   const raw: Record<string, unknown> = { ...DEFAULTS }
   for (const key of Object.keys(ConfigSchema.properties)) {
     const value = env[key]
@@ -279,17 +299,8 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   problems.push(...metricsProblems(envConfig))
   if (problems.length > 0) throw new ConfigError(problems)
 
-  let paymentAddress = envConfig.PAYMENT_ADDRESS
-  let merchantKeypairCreated = false
-  if (paymentAddress === undefined) {
-    try {
-      const resolved = resolveMerchantAddress(envConfig.MERCHANT_KEYPAIR_PATH)
-      paymentAddress = resolved.address
-      merchantKeypairCreated = resolved.created
-    } catch (error) {
-      throw new ConfigError([`MERCHANT_KEYPAIR_PATH: ${(error as Error).message}`])
-    }
-  }
+  const keypairs = inspectKeypairs(envConfig, env.NODE_ENV === 'production')
+  if (keypairs.problems.length > 0) throw new ConfigError(keypairs.problems)
 
   return {
     ...envConfig,
@@ -298,13 +309,77 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     ...(data as DataRpc),
     // Both passed the solana-address format check (or came from a keypair file): brand them once.
     paymentMint: address(envConfig.PAYMENT_MINT ?? facts.usdcMint),
-    paymentAddress: address(paymentAddress),
-    merchantKeypairCreated,
+    paymentAddress: keypairs.paymentAddress,
+    keypairToCreate: keypairs.toCreate,
+    warnings: keypairs.warnings,
     x402Network: (envConfig.X402_NETWORK ?? defaultX402Network(network)) as X402NetworkName,
     feePayerKeypairPath: envConfig.X402_FEE_PAYER_KEYPAIR_PATH ?? envConfig.MERCHANT_KEYPAIR_PATH,
     closeGraceMs: (grace as { ms: number }).ms,
     metricsPort: metricsPortOf(envConfig, env),
     workerInstance: env.NODE_APP_INSTANCE,
     trustProxy: trustProxySetting(envConfig.TRUST_PROXY) as false | number | string
+  }
+}
+
+/**
+ * The merchant keypair (the payment address when PAYMENT_ADDRESS is unset, and the default fee
+ * payer) and a separate fee payer keypair: valid, private, and missing only where start-up may
+ * create one (the default path, or CREATE_KEYPAIR). A fee payer of its own is never created.
+ */
+function inspectKeypairs (envConfig: EnvConfig, production: boolean) {
+  const merchantPath = envConfig.MERCHANT_KEYPAIR_PATH
+  const feePayerPath = envConfig.X402_FEE_PAYER_KEYPAIR_PATH
+  const problems: string[] = []
+  const warnings: string[] = []
+  let paymentAddress = envConfig.PAYMENT_ADDRESS === undefined ? undefined : address(envConfig.PAYMENT_ADDRESS)
+  let toCreate: string | undefined
+  const merchantNeeded = paymentAddress === undefined || feePayerPath === undefined || feePayerPath === merchantPath
+  if (merchantNeeded) {
+    const merchant = inspectKeypairFile(merchantPath, {
+      variable: 'MERCHANT_KEYPAIR_PATH',
+      mayCreate: isDefaultKeypairPath(merchantPath) || envConfig.CREATE_KEYPAIR,
+      strictMode: production
+    })
+    if (merchant.state === 'problem') problems.push(merchant.problem)
+    else if (merchant.state === 'to-create') toCreate = merchantPath
+    else {
+      paymentAddress ??= merchant.address
+      if (merchant.warning !== undefined) warnings.push(merchant.warning)
+    }
+  }
+  if (feePayerPath !== undefined && feePayerPath !== merchantPath) {
+    const feePayer = inspectKeypairFile(feePayerPath, { variable: 'X402_FEE_PAYER_KEYPAIR_PATH', mayCreate: false, strictMode: production })
+    if (feePayer.state === 'problem') problems.push(feePayer.problem)
+    else if (feePayer.state === 'exists' && feePayer.warning !== undefined) warnings.push(feePayer.warning)
+  }
+  return { problems, warnings, paymentAddress, toCreate }
+}
+
+/**
+ * What the service runs with: .env in the working directory when present (variables already set
+ * win), then the environment, validated. server.ts and `token-merchant check-config` both read it here.
+ */
+export function planFromEnvironment (env: NodeJS.ProcessEnv = process.env): ConfigPlan {
+  if (existsSync('.env')) process.loadEnvFile('.env')
+  return inspectConfig(env)
+}
+
+/** The validated configuration, with the merchant keypair created when the rules allow it (inspectConfig). */
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
+  return completeConfig(inspectConfig(env))
+}
+
+/**
+ * Creates the merchant keypair a plan calls for when it is the payment address; workers starting
+ * together agree on one file. When it serves only as the default fee payer, the x402 plugin
+ * creates it (`keypairToCreate` stays set), so loading a configuration alone writes nothing then.
+ */
+export function completeConfig (plan: ConfigPlan): Config {
+  if (plan.keypairToCreate === undefined || plan.paymentAddress !== undefined) return { ...plan, paymentAddress: plan.paymentAddress as Address, merchantKeypairCreated: false }
+  try {
+    const resolved = resolveMerchantAddress(plan.keypairToCreate)
+    return { ...plan, paymentAddress: resolved.address, merchantKeypairCreated: resolved.created, keypairToCreate: undefined }
+  } catch (error) {
+    throw new ConfigError([`MERCHANT_KEYPAIR_PATH: ${(error as Error).message}`])
   }
 }

@@ -1,9 +1,10 @@
 import closeWithGrace from 'close-with-grace'
 import fp from 'fastify-plugin'
-import { existsSync } from 'node:fs'
 import app, { createServer } from './app.js'
-import { ConfigError, loadConfig, type Config } from './config.js'
+import { completeConfig, ConfigError, planFromEnvironment } from './config.js'
+import { StoreConfigurationError } from './db/open-store.js'
 import { gracefulStop } from './lib/ops/graceful-stop.js'
+import { listenErrorProblem, listenProblem } from './lib/ops/listen-problem.js'
 import { createLogDestination } from './lib/ops/log-destination.js'
 import { killTimeoutProblem, SHUTDOWN_TAIL_MS } from './lib/ops/shutdown-grace.js'
 
@@ -12,27 +13,20 @@ function exitWithProblem (message: string): never {
   process.exit(1)
 }
 
-/** Reads .env when present (variables already set win), then validates; bad config exits 1 with one line per problem. */
-function configFromEnvironment (): Config {
-  if (existsSync('.env')) process.loadEnvFile('.env')
-  try {
-    return loadConfig(process.env)
-  } catch (error) {
-    if (error instanceof ConfigError) exitWithProblem(error.message)
-    throw error
-  }
-}
-
 /** PM2 sends these over IPC: 'shutdown' (shutdown_with_message) and `pm2 reloadLogs`. */
 function isMessage (message: unknown, name: string): boolean {
   return message === name || (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === name)
 }
 
 async function start () {
-  const config = configFromEnvironment()
-  const deadlineMs = config.closeGraceMs + SHUTDOWN_TAIL_MS
+  const plan = planFromEnvironment()
+  const deadlineMs = plan.closeGraceMs + SHUTDOWN_TAIL_MS
   const killTimeout = killTimeoutProblem(process.env, deadlineMs)
   if (killTimeout !== undefined) exitWithProblem(killTimeout)
+  // Nothing is created (keypair, database) before the configuration and the address are known good.
+  const address = await listenProblem(plan.PORT, plan.HOST)
+  if (address !== undefined) throw new ConfigError([address])
+  const config = completeConfig(plan)
 
   const logs = createLogDestination(config.LOG_FILE)
   const server = createServer(config, logs.stream)
@@ -41,6 +35,7 @@ async function start () {
   if (config.PUBLIC_BASE_URL === undefined) {
     server.log.warn('PUBLIC_BASE_URL is unset: printed URLs are built from each request\'s Host header (checked to be a valid host[:port]); set it in production')
   }
+  for (const warning of config.warnings) server.log.warn(warning)
   if (config.merchantKeypairCreated) {
     server.log.warn({ paymentAddress: config.paymentAddress, keypair: config.MERCHANT_KEYPAIR_PATH },
       'created a merchant keypair; payments go to its address (back the file up, or set PAYMENT_ADDRESS)')
@@ -74,12 +69,18 @@ async function start () {
     else if (isMessage(message, 'log:reload')) logs.reopen()
   })
 
-  await server.listen({ port: config.PORT, host: config.HOST })
+  await server.listen({ port: config.PORT, host: config.HOST }).catch((error: unknown) => {
+    const problem = listenErrorProblem(error, config.PORT, config.HOST)
+    throw problem === undefined ? error : new ConfigError([problem])
+  })
   server.log.info({ network: config.network, dataNetwork: config.dataNetwork, paymentAddress: config.paymentAddress, paymentMint: config.paymentMint }, 'token-merchant ready')
   process.send?.('ready') // PM2 wait_ready
 }
 
 start().catch((error: unknown) => {
+  if (error instanceof ConfigError) exitWithProblem(error.message)
+  // Wrong credentials, an unknown database, or the wait for it run out: a setting to fix, said in the same form.
+  if (error instanceof StoreConfigurationError) exitWithProblem(new ConfigError([error.message]).message)
   process.stderr.write(`token-merchant: failed to start: ${(error as Error).message}\n`)
   process.exit(1)
 })

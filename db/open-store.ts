@@ -11,6 +11,8 @@ export interface StoreSettings {
   DATABASE_URL?: string
   DATABASE_PATH: string
   DATABASE_POOL_SIZE: number
+  /** How long start-up waits for an unreachable PostgreSQL; 0 (or unset) waits as long as it takes. */
+  DATABASE_CONNECT_TIMEOUT_SECONDS?: number
   SQLITE_SYNCHRONOUS: 'NORMAL' | 'FULL'
 }
 
@@ -45,7 +47,8 @@ function reason (error: unknown): string {
 /**
  * Chooses the engine once: PostgreSQL when DATABASE_URL is set, else the SQLite file. PostgreSQL
  * that cannot be reached is waited for (backing off up to 10 s, one log line per attempt, the
- * password masked); wrong credentials or database throw StoreConfigurationError at once.
+ * password masked) for up to DATABASE_CONNECT_TIMEOUT_SECONDS; wrong credentials or database, or
+ * the wait running out, throw StoreConfigurationError.
  * With `observe`, the store comes back with its claims and audit record timed (timed-store.ts).
  */
 export async function openStore (settings: StoreSettings, log: StoreLogger, options: OpenStoreOptions = {}): Promise<Store> {
@@ -59,6 +62,8 @@ async function openEngine (settings: StoreSettings, log: StoreLogger, signal?: A
   }
   const url = settings.DATABASE_URL
   const masked = maskDatabaseUrl(url)
+  const waitMs = (settings.DATABASE_CONNECT_TIMEOUT_SECONDS ?? 0) * 1000
+  const giveUpAt = waitMs === 0 ? Infinity : Date.now() + waitMs
   for (let attempt = 1, delay = FIRST_RETRY_MS; ; attempt++, delay = Math.min(delay * 2, LONGEST_RETRY_MS)) {
     try {
       const store = await openPostgresStore({
@@ -74,6 +79,10 @@ async function openEngine (settings: StoreSettings, log: StoreLogger, signal?: A
         throw new StoreConfigurationError(`DATABASE_URL ${masked}: ${reason(error)}`, { cause: error })
       }
       if (!isConnectionError(error)) throw error
+      if (Date.now() + delay > giveUpAt) {
+        throw new StoreConfigurationError(`DATABASE_URL ${masked}: still unreachable after ${settings.DATABASE_CONNECT_TIMEOUT_SECONDS} s ` +
+          `(DATABASE_CONNECT_TIMEOUT_SECONDS): ${reason(error)}`, { cause: error })
+      }
       log.warn({ database: masked, attempt, retryInMs: delay, error: reason(error) },
         `PostgreSQL at DATABASE_URL ${masked} is unreachable; not ready, retrying`)
       await sleep(delay, undefined, { signal })

@@ -75,5 +75,6 @@ export const TokenToPrice = Type.String({
 export const QuoteToken = Type.String({
   pattern: TOKEN_INPUT_PATTERN,
   description: 'quote token, symbol or mint; USDC when absent',
-  examples: ['SOL']
+  // The docs' "Try it out" fills in the first example: SOL would price SOL in SOL.
+  examples: ['USDC']
 })

@@ -25,6 +25,8 @@ export function testEnv (t: Test, env: Record<string, string> = {}): Record<stri
     PRICE_API_URL: UNREACHABLE_URL,
     DATABASE_PATH: join(dir, 'merchant.db'),
     MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json'),
+    // Not the default path: created on first start only when asked.
+    CREATE_KEYPAIR: 'true',
     ...env
   }
   const dataNetwork = merged.DATA_NETWORK ?? (merged.SOLANA_NETWORK === 'localnet' ? 'localnet' : 'mainnet-beta')

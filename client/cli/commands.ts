@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { createSolanaRpc, isAddress, type TransactionSigner } from '@solana/kit'
+import { createSolanaRpc, isAddress, type Address, type TransactionSigner } from '@solana/kit'
 import { DEFAULT_REGISTRY_ADDRESS } from '../../config.js'
 import { NETWORKS } from '../../lib/solana/networks.js'
 import { loadKeypairSigner, writeKeypairFile } from '../../lib/solana/keypair-file.js'
@@ -12,7 +12,7 @@ import { buyViaMcp, connectMerchantMcp, type McpBuyStep } from '../mcp.js'
 import { registerAgent } from '../register.js'
 import type { BuyStep } from '../steps.js'
 import type { CommandName } from './arguments.js'
-import { UsageError } from './exit-codes.js'
+import { EXIT, UsageError } from './exit-codes.js'
 import { formatManifest, formatMcpStep, formatRegistry, formatReputation, formatStep, paymentToken, toJson } from './format.js'
 
 export interface CommandOutcome {
@@ -20,6 +20,8 @@ export interface CommandOutcome {
   result: unknown
   /** What a person sees on stdout. */
   text: string
+  /** The exit code when it is not 0 though the command ran (check-config found problems). */
+  exitCode?: number
 }
 
 /** Prints a progress line for a person (stderr); silent under --json. */
@@ -29,6 +31,8 @@ type Command = (args: Record<string, string>, progress: Progress) => Promise<Com
 
 const WINDOWS = ['24h', '7d', '30d', 'all'] as const
 const DEFAULT_REGISTRATION_RPC = NETWORKS.devnet.rpcUrl
+/** The base fee of a one-signature transaction, all a registration pays. */
+const REGISTRATION_FEE_LAMPORTS = 5000n
 /** Retries back off up to 8 s each, so 20 bound a purchase's wait to a few minutes. */
 const MAX_RETRIES = 20
 
@@ -116,7 +120,9 @@ const buyCommand: Command = async (args, progress) => {
     })
     return { result: { ...bought, steps }, text: toJson(bought.data) }
   } catch (error) {
-    if ((isBuyerError(error, 'DELIVERY_FAILED') || isBuyerError(error, 'PAYMENT_UNCONFIRMED')) && error.signature !== undefined) {
+    // Retrying is advice only while the payment may still buy its delivery: not once the merchant says it already did.
+    const spent = error instanceof BuyerError && error.details.serverCode === 'PAYMENT_ALREADY_USED'
+    if ((isBuyerError(error, 'DELIVERY_FAILED') || isBuyerError(error, 'PAYMENT_UNCONFIRMED')) && error.signature !== undefined && !spent) {
       error.details.retryCommand = `token-merchant buy ${url} --keypair ${args.keypair}${args.rpc === undefined ? '' : ` --rpc ${args.rpc}`} --signature ${error.signature}`
     }
     throw error
@@ -148,19 +154,43 @@ async function buyThroughMcp (url: string, merchant: Manifest, signer: Transacti
   }
 }
 
+/**
+ * A registration is one transaction with one signature and no priority fee: the base fee. The
+ * wallet is checked first, so an empty one gets this sentence rather than the node's refusal.
+ */
+async function ensureFeeFunds (rpc: ReturnType<typeof createSolanaRpc>, wallet: Address): Promise<void> {
+  let lamports: bigint
+  try {
+    lamports = (await rpc.getBalance(wallet).send()).value
+  } catch {
+    return // unreachable RPC: registerAgent reports it
+  }
+  if (lamports >= REGISTRATION_FEE_LAMPORTS) return
+  throw new BuyerError('INSUFFICIENT_FUNDS', `the wallet ${wallet} needs SOL to pay the registration fee: it holds ${formatSol(lamports)} SOL, ` +
+    `the fee is ${formatSol(REGISTRATION_FEE_LAMPORTS)} SOL (${REGISTRATION_FEE_LAMPORTS} lamports); fund it (devnet: solana airdrop 1 ${wallet} --url devnet) and run register again; nothing was sent`,
+  { lamports: lamports.toString(), neededLamports: REGISTRATION_FEE_LAMPORTS.toString() })
+}
+
+function formatSol (lamports: bigint): string {
+  return (Number(lamports) / 1e9).toFixed(9).replace(/\.?0+$/, '')
+}
+
 const register: Command = async (args, progress) => {
   const signer = await signerFrom(args.keypair)
   const registryAddress = args.registry ?? DEFAULT_REGISTRY_ADDRESS
   const rpcUrl = args.rpc === undefined ? DEFAULT_REGISTRATION_RPC : httpUrl(args.rpc, '--rpc')
+  const rpc = createSolanaRpc(rpcUrl)
+  await ensureFeeFunds(rpc, signer.address)
   progress(`registering "${args.name}" → ${args.manifest} on registry ${registryAddress} from ${signer.address} via ${rpcUrl}`)
   const signature = await registerAgent({
-    rpc: createSolanaRpc(rpcUrl),
+    rpc,
     signer,
     registryAddress,
     name: args.name,
     manifestUrl: args.manifest
   })
   const result = { signature, wallet: signer.address, name: args.name, manifest: args.manifest, registry: registryAddress, rpc: rpcUrl }
+  progress(`merchants read the chain again every REGISTRY_REFRESH_SECONDS (30 s by default): \`token-merchant registry <merchant url>\` may take that long to list "${args.name}"`)
   return { result, text: `registered "${args.name}": signature ${signature}` }
 }
 
@@ -177,4 +207,11 @@ const keygen: Command = async (args) => {
   return { result: { path, address }, text: `wrote ${path} (mode 0600)\naddress ${address}` }
 }
 
-export const HANDLERS: Record<CommandName, Command> = { registry, manifest, reputation, buy: buyCommand, register, keygen }
+/** The service's own configuration check; loaded only when asked, so buyers never load the service. */
+const checkConfig: Command = async (args) => {
+  const { checkConfig: check, formatConfigCheck } = await import('../../lib/ops/check-config.js')
+  const report = await check({ offline: args.offline === 'true' })
+  return { result: report, text: formatConfigCheck(report), ...(report.ok ? {} : { exitCode: EXIT.USAGE }) }
+}
+
+export const HANDLERS: Record<CommandName, Command> = { registry, manifest, reputation, buy: buyCommand, register, keygen, 'check-config': checkConfig }

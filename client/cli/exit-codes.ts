@@ -7,7 +7,7 @@ import { RegistrationExpiredError, RegistrationFailedError } from '../register.j
 /** Exit codes of the CLI; scripts can branch on them (the README lists them). */
 export const EXIT = {
   OK: 0,
-  /** Bad arguments, an unreadable keypair file, an invalid registration, a keygen file that exists. */
+  /** Bad arguments, an unreadable keypair file, an invalid registration, a keygen file that exists, a configuration check that failed. */
   USAGE: 1,
   /** The merchant, registry or Solana RPC could not be reached, failed (5xx) or answered nonsense. */
   NETWORK: 2,
@@ -15,7 +15,8 @@ export const EXIT = {
   SPENDING_LIMIT: 3,
   /** Paid, or possibly paid, but nothing delivered: retry with --signature <the printed signature>. */
   PAID_NOT_DELIVERED: 4,
-  /** The merchant refused the request itself before any payment (4xx, e.g. an unknown token). */
+  /** The merchant refused the request itself before any payment (4xx, e.g. an unknown token), or
+   *  said the payment given with --signature already bought its delivery (PAYMENT_ALREADY_USED). */
   REQUEST_REFUSED: 5,
   /** No payment or registration was made: terms differ from the manifest, no recipient account,
    *  insufficient funds, unsupported mint, or the transaction was refused, failed or expired. */
@@ -54,6 +55,8 @@ export function classify (error: unknown): { exitCode: number, code: string } {
   if (error instanceof UsageError) return { exitCode: EXIT.USAGE, code: 'USAGE' }
   if (error instanceof BuyerError) {
     const serverFailed = error.code === 'REQUEST_FAILED' && (error.details.status ?? 0) >= 500
+    // The merchant says this payment already bought its delivery: retrying it would loop for ever.
+    if (error.details.serverCode === 'PAYMENT_ALREADY_USED') return { exitCode: EXIT.REQUEST_REFUSED, code: error.code }
     return { exitCode: serverFailed ? EXIT.NETWORK : BY_BUYER_CODE[error.code], code: error.code }
   }
   if (error instanceof InvalidRegistrationError) return { exitCode: EXIT.USAGE, code: 'INVALID_REGISTRATION' }

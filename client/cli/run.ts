@@ -20,6 +20,11 @@ function errorDetails (error: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(error.details).filter(([, value]) => value !== undefined))
 }
 
+/** A sentence quoted from elsewhere (a merchant's message) keeps its full stop; before our "; …" it goes. */
+function tidy (message: string): string {
+  return message.replace(/\.(?=; )/g, '')
+}
+
 /**
  * Runs one command line (without node and the script) and returns the exit code. Results go to
  * stdout (text, or one JSON document with --json); progress and errors to stderr, never a stack trace.
@@ -36,12 +41,12 @@ export async function run (argv: string[], streams: CliStreams = PROCESS_STREAMS
     }
     command = invocation.command
     const progress = json ? () => {} : (line: string) => { streams.stderr(`${line}\n`) }
-    const { result, text } = await HANDLERS[command](invocation.args, progress)
-    streams.stdout(json ? `${toJson({ ok: true, command, result })}\n` : `${text}\n`)
-    return EXIT.OK
+    const { result, text, exitCode = EXIT.OK } = await HANDLERS[command](invocation.args, progress)
+    streams.stdout(json ? `${toJson({ ok: exitCode === EXIT.OK, command, result })}\n` : `${text}\n`)
+    return exitCode
   } catch (error) {
     const { exitCode, code } = classify(error)
-    const message = exitCode === EXIT.INTERNAL ? `unexpected error: ${(error as Error).message}` : (error as Error).message
+    const message = tidy(exitCode === EXIT.INTERNAL ? `unexpected error: ${(error as Error).message}` : (error as Error).message)
     const details = errorDetails(error)
     if (json) {
       streams.stdout(`${toJson({ ok: false, command: command ?? null, exitCode, error: { code, message, ...details } })}\n`)

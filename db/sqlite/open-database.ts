@@ -10,7 +10,8 @@ export type SqliteDatabase = Database.Database
  * run beside the one writer, and busy_timeout makes a writer wait instead of failing.
  */
 export function openDatabase (path: string, options: { synchronous?: 'NORMAL' | 'FULL' } = {}): SqliteDatabase {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  // data/ also holds the merchant keypair: created for its owner only.
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const db = new Database(path)
   db.pragma('journal_mode = WAL')
   db.pragma('busy_timeout = 5000')

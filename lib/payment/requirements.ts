@@ -59,11 +59,12 @@ export function paymentRequirement (terms: MerchantTerms, service: PaidService, 
 
 export type PaymentRequirement = ReturnType<typeof paymentRequirement>
 
-/** The refusal of a request that came without a proof: what to pay and which headers to send. */
+/** The refusal of a request that came without payment: both ways to pay, and which headers to send. */
 export function paymentRequiredRejection (service: PaidService): PaymentRejection {
   return {
     code: 'PAYMENT_REQUIRED',
-    message: `Pay ${service.price} base units, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`
+    message: `Pay ${service.price} base units: with x402 (sign the transfer that accepts describes and repeat the request with it in X-PAYMENT, ` +
+      `or PAYMENT-SIGNATURE for v2; the merchant settles it), or on chain yourself, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`
   }
 }
 

@@ -57,7 +57,8 @@ export async function loadKeypairSigner (path: string): Promise<KeyPairSigner> {
  * all (written aside, then hard-linked into place), and an existing file is never replaced.
  */
 export function writeKeypairFile (path: string, bytes: Uint8Array = generateKeypairBytes()): Address {
-  mkdirSync(dirname(path), { recursive: true })
+  // A folder that holds secret keys is its owner's alone.
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const aside = `${path}.${process.pid}.tmp`
   writeFileSync(aside, JSON.stringify([...bytes]), { mode: 0o600 })
   try {

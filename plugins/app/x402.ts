@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs'
 import fp from 'fastify-plugin'
+import { ConfigError } from '../../config.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 import { createRedelivery } from '../../lib/delivery/redelivery.js'
 import { loadKeypairSigner, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
@@ -23,22 +23,16 @@ const BALANCE_CHECK_MS = 60_000
 const BALANCE_AFTER_SETTLE_MS = 10_000
 const TOKEN_ACCOUNT_RETRY_MS = 30_000
 
-/**
- * The fee payer's keypair signs: its secret is read once here and never logged. The default is
- * the merchant keypair; on first start without either file it is created as the seed does.
- */
-async function loadFeePayer (path: string, merchantPath: string) {
-  if (path === merchantPath && !existsSync(path)) resolveMerchantAddress(path)
-  return await loadKeypairSigner(path)
-}
-
 export default fp(async (fastify) => {
   const { config, store, solana } = fastify
+  // The fee payer's keypair signs: its secret is read once here and never logged. Config checked
+  // the file; the merchant keypair it defaults to is created here when config allowed it.
   let feePayer
   try {
-    feePayer = await loadFeePayer(config.feePayerKeypairPath, config.MERCHANT_KEYPAIR_PATH)
+    if (config.keypairToCreate === config.feePayerKeypairPath) resolveMerchantAddress(config.feePayerKeypairPath)
+    feePayer = await loadKeypairSigner(config.feePayerKeypairPath)
   } catch (error) {
-    throw new Error(`X402_FEE_PAYER_KEYPAIR_PATH: ${(error as Error).message}`)
+    throw new ConfigError([`X402_FEE_PAYER_KEYPAIR_PATH: ${(error as Error).message}`])
   }
   const network = x402Network(config.x402Network)
   const payments = await createX402Payments({

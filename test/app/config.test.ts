@@ -1,8 +1,8 @@
 import { getProgramDerivedAddress, type Address } from '@solana/kit'
-import { statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { ConfigError, DEFAULT_REGISTRY_ADDRESS, loadConfig, REGISTRY_SEED } from '../../config.js'
+import { ConfigError, DEFAULT_REGISTRY_ADDRESS, inspectConfig, loadConfig, REGISTRY_SEED } from '../../config.js'
 import { MEMO_V2_PROGRAM } from '../../lib/solana/networks.js'
 import { readKeypairAddress, resolveMerchantAddress, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 
@@ -16,9 +16,9 @@ function problemsOf (env: Record<string, string>): string[] {
   return []
 }
 
-t.test('defaults: devnet, its public RPC and USDC, a keypair created with mode 0600', async (t) => {
+t.test('defaults: devnet, its public RPC and USDC, a keypair created with mode 0600 when asked', async (t) => {
   const dir = t.testdir()
-  const config = loadConfig({ MERCHANT_KEYPAIR_PATH: join(dir, 'kp.json') })
+  const config = loadConfig({ MERCHANT_KEYPAIR_PATH: join(dir, 'kp.json'), CREATE_KEYPAIR: 'true' })
   t.equal(config.PORT, 3000)
   t.equal(config.HOST, '0.0.0.0')
   t.equal(config.network, 'devnet')
@@ -94,6 +94,38 @@ t.test('a keypair file whose halves do not match is refused', async (t) => {
   bytes[40] = (bytes[40] + 1) % 256
   writeFileSync(join(dir, 'tampered.json'), JSON.stringify(bytes))
   t.match(problemsOf({ MERCHANT_KEYPAIR_PATH: join(dir, 'tampered.json') })[0], /MERCHANT_KEYPAIR_PATH: keypair file .* does not match its secret key/)
+})
+
+const PAYMENT_ADDRESS = 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx'
+
+t.test('keypair rules: created only at the default path or when asked; private files only; data/ is 0700', async (t) => {
+  const dir = t.testdir()
+  const custom = join(dir, 'typo', 'merchant-kp.json')
+  t.match(problemsOf({ MERCHANT_KEYPAIR_PATH: custom }), [/^MERCHANT_KEYPAIR_PATH: .*typo.* does not exist; a keypair is created only at \.\/data\/merchant-keypair\.json or with CREATE_KEYPAIR=true/],
+    'a mistyped path is refused, never a new wallet')
+  t.notOk(existsSync(join(dir, 'typo')), 'and nothing was created')
+
+  const cwd = process.cwd()
+  process.chdir(dir)
+  t.teardown(() => process.chdir(cwd))
+  const plan = inspectConfig({})
+  t.equal(plan.keypairToCreate, './data/merchant-keypair.json', 'the default path would be created')
+  t.equal(plan.paymentAddress, undefined)
+  t.notOk(existsSync(join(dir, 'data')), 'inspecting creates nothing')
+  const config = loadConfig({})
+  t.ok(config.merchantKeypairCreated, 'start-up creates it')
+  t.equal(statSync(join(dir, 'data')).mode & 0o777, 0o700, 'data/ is its owner\'s alone')
+
+  const exposed = join(dir, 'exposed.json')
+  writeKeypairFile(exposed)
+  chmodSync(exposed, 0o644)
+  const warned = loadConfig({ MERCHANT_KEYPAIR_PATH: exposed })
+  t.match(warned.warnings, [/MERCHANT_KEYPAIR_PATH: .*exposed\.json is readable by group or others \(mode 0644\); chmod 600 .*refused when NODE_ENV=production/])
+  t.match(problemsOf({ MERCHANT_KEYPAIR_PATH: exposed, NODE_ENV: 'production' }), [/^MERCHANT_KEYPAIR_PATH: .* is readable by group or others \(mode 0644\)/], 'refused in production')
+
+  t.match(problemsOf({ PAYMENT_ADDRESS, X402_FEE_PAYER_KEYPAIR_PATH: join(dir, 'no-fee-payer.json') }), [/^X402_FEE_PAYER_KEYPAIR_PATH: .*no-fee-payer\.json does not exist/],
+    'a fee payer keypair problem is a configuration problem like any other')
+  t.match(problemsOf({ PAYMENT_ADDRESS, X402_FEE_PAYER_KEYPAIR_PATH: exposed, NODE_ENV: 'production' }), [/^X402_FEE_PAYER_KEYPAIR_PATH: .* \(mode 0644\)/])
 })
 
 t.test('workers starting together agree on one keypair', async (t) => {

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
@@ -36,6 +36,21 @@ t.test('an unreadable keypair file exits 1 naming the variable', async (t) => {
   const [code] = await run.exited
   t.equal(code, 1)
   t.match(run.output().stderr, /MERCHANT_KEYPAIR_PATH: keypair file .* must hold a JSON array of 64 bytes/)
+})
+
+t.test('a port in use exits 1 naming PORT, before the keypair or the database exists', async (t) => {
+  const taken = createServer()
+  taken.listen(0, '127.0.0.1')
+  await once(taken, 'listening')
+  t.teardown(() => taken.close())
+  const port = (taken.address() as AddressInfo).port
+  const env = testEnv(t, { PORT: String(port), HOST: '127.0.0.1' })
+  const run = spawnServer(env)
+  const [code] = await run.exited
+  t.equal(code, 1)
+  t.match(run.output().stderr, new RegExp(`token-merchant: invalid configuration:\\n  PORT: 127\\.0\\.0\\.1:${port} is in use by another process \\(EADDRINUSE\\)`))
+  t.notOk(existsSync(env.MERCHANT_KEYPAIR_PATH), 'no keypair was created')
+  t.notOk(existsSync(env.DATABASE_PATH), 'no database was created')
 })
 
 t.test('SIGTERM lets an in-flight request finish, then exits 0', async (t) => {

@@ -62,6 +62,27 @@ t.test('arguments: each command\'s positionals and options, checked before anyth
   t.throws(() => parseInvocation(['--json']), /a command is required/)
 })
 
+t.test('help: the global one, one command\'s with an example (help <cmd> and <cmd> --help), --version', async t => {
+  const global = parseInvocation(['help'])
+  t.match(global, { kind: 'help', text: /token-merchant help <command>/ })
+  for (const argv of [['help', 'buy'], ['buy', '--help'], ['buy', 'http://m.example/x', '-h']]) {
+    const help = parseInvocation(argv)
+    t.match(help, { kind: 'help', text: /^usage: token-merchant buy <url> --keypair <file>/ }, argv.join(' '))
+    t.match(help, { text: /\n\nexample:\n {2}token-merchant buy http:\/\/localhost:3000\/api\/fetch-price\/SOL --keypair buyer.json --max-price 50000$/ })
+    t.notMatch(help, { text: /commands:/ }, 'not the global help')
+  }
+  for (const command of ['registry', 'manifest', 'reputation', 'register', 'keygen', 'check-config']) {
+    t.match(parseInvocation(['help', command]), { text: new RegExp(`example:\n {2}token-merchant ${command}`) }, `${command} has an example`)
+  }
+  t.throws(() => parseInvocation(['help', 'nosuch']), /unknown command "nosuch"/)
+  const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+  t.same(parseInvocation(['--version']), { kind: 'help', text: `token-merchant ${version}` })
+  const printed = await cli('--version')
+  t.equal(printed.code, 0)
+  t.equal(printed.stdout, `token-merchant ${version}\n`)
+  t.match(parseInvocation(['check-config', '--offline']), { kind: 'command', command: 'check-config', args: { offline: 'true' } })
+})
+
 t.test('exit codes by error', async t => {
   const codeOf = (error: unknown) => classify(error).exitCode
   t.equal(codeOf(new UsageError('x')), EXIT.USAGE)
@@ -71,6 +92,8 @@ t.test('exit codes by error', async t => {
   t.equal(codeOf(new BuyerError('REQUEST_FAILED', 'x', { status: 404 })), EXIT.REQUEST_REFUSED)
   t.equal(codeOf(new BuyerError('SPENDING_LIMIT', 'x')), EXIT.SPENDING_LIMIT)
   t.equal(codeOf(new BuyerError('PAYMENT_UNCONFIRMED', 'x')), EXIT.PAID_NOT_DELIVERED)
+  t.equal(codeOf(new BuyerError('DELIVERY_FAILED', 'x', { signature: 's', serverCode: 'PAYMENT_ALREADY_USED' })), EXIT.REQUEST_REFUSED,
+    'a payment the merchant says is spent is not "paid, retry": retrying would loop')
   t.equal(codeOf(new BuyerError('RECIPIENT_ACCOUNT_MISSING', 'x')), EXIT.NOT_PAID)
   t.same(classify(new Error('boom')), { exitCode: EXIT.INTERNAL, code: 'INTERNAL_ERROR' })
 })
@@ -167,6 +190,13 @@ t.test('as a process: buy exits 4 when paid but not delivered and prints the sig
   t.equal(resumed.code, 0, resumed.stdout)
   t.match(resumed.json.result, { status: 200, amountPaid: '0', signature, receipt: { transaction: signature } })
   t.same(await signaturesOf(buyerAddress()), before, 'no second payment')
+
+  const spent = await cli('buy', priceUrl, '--keypair', keyfile, '--rpc', net.url, '--signature', signature, '--flow', 'proof')
+  t.equal(spent.code, EXIT.REQUEST_REFUSED, 'the same signature again: refused, not "paid, retry"')
+  t.match(spent.stderr, /PAYMENT_ALREADY_USED/)
+  t.match(spent.stderr, /the merchant says this payment has already bought a delivery/)
+  t.notMatch(spent.stderr, /retry the delivery|--signature/, 'no advice to run the same command again')
+  t.notMatch(spent.stderr, /\.;/, 'no double punctuation')
 })
 
 t.test('manifest, reputation, unreachable merchant, refused request', async t => {
@@ -188,6 +218,8 @@ t.test('manifest, reputation, unreachable merchant, refused request', async t =>
   const unknownToken = await cli('buy', `${merchant.url}/api/fetch-price/NOSUCHTOKEN`, '--keypair', keyfile, '--rpc', net.url, '--json')
   t.equal(unknownToken.code, 5)
   t.match(unknownToken.json.error, { code: 'REQUEST_FAILED', status: 404, serverCode: 'TOKEN_NOT_FOUND' })
+  const unknownText = await cli('buy', `${merchant.url}/api/fetch-price/NOSUCHTOKEN`, '--keypair', keyfile, '--rpc', net.url)
+  t.match(unknownText.stderr, /No token is known as "NOSUCHTOKEN"[^.]*; nothing was paid/, 'the merchant\'s sentence, then ours, without ".;"')
 
   const noRpc = await cli('buy', priceUrl, '--keypair', keyfile)
   t.equal(noRpc.code, 1)
@@ -209,8 +241,21 @@ t.test('register, then find the agent with registry', async t => {
   while ((await discover(merchant.url, { wallet: address })).total === 0 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 200))
   const registryLog = merchant.process.output().stdout.split('\n').filter(line => line.includes('"component":"registry"'))
   t.equal((await discover(merchant.url, { wallet: address })).total, 1, `listed within 20 s (registry log: ${registryLog.join('\n')})`)
+  const again = await cli('register', '--keypair', keyfile, '--name', 'cli-agent-2', '--manifest', manifestUrl, '--rpc', net.url)
+  t.equal(again.code, 0, again.stderr)
+  t.match(again.stderr, /merchants read the chain again every REGISTRY_REFRESH_SECONDS \(30 s by default\): `token-merchant registry <merchant url>` may take that long to list "cli-agent-2"/)
+
   const listed = await cli('registry', merchant.url, '--wallet', address)
   t.equal(listed.code, 0, listed.stderr)
-  t.match(listed.stdout, /: 1 agent \(chain read/)
+  t.match(listed.stdout, /: [12] agents? \(chain read/)
   t.match(listed.stdout, new RegExp(`cli-agent\\s+${manifestUrl}\\s+wallet ${address}.*${registered.json.result.signature as string}`))
+})
+
+t.test('register with a wallet that holds no SOL: says so, and how much, before sending anything', async t => {
+  const empty = join(t.testdir(), 'empty.json')
+  t.equal((await cli('keygen', empty)).code, 0)
+  const refused = await cli('register', '--keypair', empty, '--name', 'broke-agent', '--manifest', `${merchant.url}/.well-known/agent.json`, '--rpc', net.url)
+  t.equal(refused.code, EXIT.NOT_PAID)
+  t.match(refused.stderr, /^token-merchant: INSUFFICIENT_FUNDS: the wallet \w+ needs SOL to pay the registration fee: it holds 0 SOL, the fee is 0.000005 SOL \(5000 lamports\); fund it/)
+  t.notMatch(refused.stderr, /cause/, 'not the RPC library\'s message')
 })

@@ -3,7 +3,7 @@
 // PM2_HOME in a temp folder, killed at the end whatever happens), everything on loopback.
 import Database from 'better-sqlite3'
 import { execFile, execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -110,9 +110,9 @@ t.test('under PM2: start from anywhere, reload under load, metrics, stop with a 
     METRICS_PORT: String(metricsPort)
   }
 
-  const pm2 = async (...args: string[]) => await new Promise<{ code: number, stdout: string }>(resolve => {
-    execFile(process.execPath, [PM2, ...args], { cwd: join(root, 'elsewhere'), env, timeout: 120_000 }, (error, stdout) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout })
+  const pm2 = async (...args: string[]) => await new Promise<{ code: number, stdout: string, stderr: string }>(resolve => {
+    execFile(process.execPath, [PM2, ...args], { cwd: join(root, 'elsewhere'), env, timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr })
     })
   })
   let killed = false
@@ -163,13 +163,27 @@ t.test('under PM2: start from anywhere, reload under load, metrics, stop with a 
     t.ok(scrapes.every(text => /worker="\d"/.test(text)), 'each scrape names its worker')
   })
 
+  await t.test('a bad .env and a reload through the ecosystem file: refused with the reason, the old workers keep serving', async t => {
+    // A variable the environment leaves unset, so .env decides it (variables already set win).
+    writeFileSync(join(install, '.env'), 'RATE_LIMIT_MAX=lots\n')
+    const reload = await pm2('reload', join(install, 'ecosystem.config.cjs'))
+    rmSync(join(install, '.env'))
+    t.not(reload.code, 0, 'pm2 reload exits non-zero')
+    t.match(reload.stdout + reload.stderr, /check-config found problems; nothing was started or reloaded:\n\s+RATE_LIMIT_MAX: "lots" is not a whole number/)
+    const online = (await processes()).filter(p => p.pm2_env.status === 'online').map(p => p.pid)
+    t.same(online.sort(), [...firstPids].sort(), 'the same workers are online')
+    t.equal((await fetch(`${baseUrl}/health/live`)).status, 200, 'and answer')
+  })
+
   await t.test('pm2 reload under continuous load fails no request, twice', async (t) => {
     let pids = firstPids
     for (let round = 1; round <= 2; round++) {
       const load = startLoad(baseUrl, [{ path: '/health/live', status: 200 }, { path: '/api/fetch-price/SOL', status: 402 }], { connections: 3, pauseMs: 2 })
       await sleep(300)
-      // The command returns once every worker was replaced by one that said it is ready.
-      t.equal((await pm2('reload', 'token-merchant')).code, 0, `reload ${round} exits 0`)
+      // The command returns once every worker was replaced by one that said it is ready. Round 1
+      // reloads through the ecosystem file (configuration checked first), round 2 by name.
+      const target = round === 1 ? join(install, 'ecosystem.config.cjs') : 'token-merchant'
+      t.equal((await pm2('reload', target)).code, 0, `reload ${round} exits 0`)
       const newPids = await waitOnline(pids)
       await sleep(300)
       const result = await load.stop()

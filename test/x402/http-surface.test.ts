@@ -60,6 +60,6 @@ t.test('the x402 surface without a chain: challenge, CORS, manifest, configurati
   })
 
   t.test('an unreadable fee payer file stops the start, naming the variable', async (t) => {
-    await t.rejects(build(t, { X402_FEE_PAYER_KEYPAIR_PATH: '/nonexistent/fee-payer.json' }), /X402_FEE_PAYER_KEYPAIR_PATH: cannot read keypair file/)
+    await t.rejects(build(t, { X402_FEE_PAYER_KEYPAIR_PATH: '/nonexistent/fee-payer.json' }), /X402_FEE_PAYER_KEYPAIR_PATH: \/nonexistent\/fee-payer\.json does not exist; a keypair of its own is never created/)
   })
 })

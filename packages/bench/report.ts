@@ -1,7 +1,6 @@
 // The bench's result (written as JSON as it is) and its printed form: tables and one verdict per target.
-import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type Target, type Verdict } from './figures.js'
+import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type LoggingFigures, type Target, type Verdict } from './figures.js'
 import type { Comparison, LoadShape, MemoryFigures } from './load.js'
-import type { LoggingFigures } from './logging.js'
 import type { McpPaidFigures } from './mcp-paid-calls.js'
 import type { PaidCallSet } from './paid-calls.js'
 import type { X402CallSet } from './x402-calls.js'
@@ -42,7 +41,7 @@ export interface BenchResult {
     /** Upstream price requests during the measured calls (the price is cached). */
     priceApiCalls: number
   }
-  /** The MCP paid call beside the HTTP x402 one (bench/mcp-paid-calls.ts). */
+  /** The MCP paid call beside the HTTP x402 one (packages/bench/mcp-paid-calls.ts). */
   mcp: McpPaidFigures
   store: { oneProcess: StoreFigures, twoProcesses: StoreFigures, synchronous: string }
   /** The store on PostgreSQL (DATABASE_URL): claim+redeem pairs, and the paid calls of the service on it. */

@@ -4,7 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
-import { PROJECT_ROOT } from '../project.js'
+import { PROJECT_ROOT } from '../../project.js'
 import { TSX_IMPORT } from './processes.js'
 
 export interface StoreFigures {
@@ -26,7 +26,7 @@ export interface StoreLoad {
 }
 
 export async function runStore (databasePath: string, processes: number, seconds: number, load: StoreLoad = {}): Promise<StoreFigures> {
-  const children: ChildProcess[] = Array.from({ length: processes }, (_, i) => fork(join(PROJECT_ROOT, 'bench', 'store-worker.ts'), [], {
+  const children: ChildProcess[] = Array.from({ length: processes }, (_, i) => fork(join(PROJECT_ROOT, 'packages', 'bench', 'store-worker.ts'), [], {
     execArgv: ['--import', TSX_IMPORT],
     env: {
       ...process.env,

@@ -1,5 +1,5 @@
 // The local chain and its bench-side setup, in a process of its own, so the chain does not share an
-// event loop with the load generator. Driven over IPC by bench/chain.ts: one request, one answer.
+// event loop with the load generator. Driven over IPC by packages/bench/chain.ts: one request, one answer.
 // Payments and registrations are signed here and sent in JSON-RPC batches to the chain's own HTTP
 // front (they land in order); waiting for each one would take minutes for thousands.
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
@@ -10,12 +10,12 @@ import {
   type Instruction,
   type KeyPairSigner
 } from '@solana/kit'
-import { registrationInstructions } from '../client/register.js'
+import { registrationInstructions } from '../../client/register.js'
 import { startLocalnet } from '@token-merchant/localnet'
 import { buildSignedTransaction } from '@token-merchant/localnet/tx-builder'
-import { buildRegistrationMemo } from '../lib/registry/registration-memo.js'
-import { generateKeypairBytes } from '../lib/solana/keypair-file.js'
-import { signExactTransfer } from '../test/fixtures/x402-payment.js'
+import { buildRegistrationMemo } from '../../lib/registry/registration-memo.js'
+import { generateKeypairBytes } from '../../lib/solana/keypair-file.js'
+import { signExactTransfer } from '../../test/fixtures/x402-payment.js'
 import type { ChainRequest, ChainSetup, Proof } from './chain.js'
 
 const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' as Address

@@ -8,7 +8,7 @@ import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { PROJECT_ROOT } from '../project.js'
+import { PROJECT_ROOT } from '../../project.js'
 
 export const TSX_IMPORT = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href
 const START_TIMEOUT_MS = 60_000
@@ -139,11 +139,11 @@ export interface BaselineAnswer {
   headers?: Record<string, string>
 }
 
-/** The bare Fastify baseline (bench/baseline-server.ts) answering `answers`: path -> status and body. */
+/** The bare Fastify baseline (packages/bench/baseline-server.ts) answering `answers`: path -> status and body. */
 export async function startBaseline (answers: Record<string, BaselineAnswer>, cwd: string, logPath: string): Promise<BenchProcess> {
   const file = join(cwd, 'baseline-answers.json')
   writeFileSync(file, JSON.stringify(answers))
-  const script = join(PROJECT_ROOT, 'bench', 'baseline-server.ts')
+  const script = join(PROJECT_ROOT, 'packages', 'bench', 'baseline-server.ts')
   return await startProcess([...cpuProfileArgs('baseline'), '--import', TSX_IMPORT, script], { BASELINE_ANSWERS_FILE: file }, cwd, logPath)
 }
 
@@ -156,11 +156,11 @@ export interface PeerTerms {
   feePayer: string
 }
 
-/** The official x402 middleware for Express or Hono (bench/peers/x402-peer.ts) serving `manifest` and guarding `terms`. */
+/** The official x402 middleware for Express or Hono (packages/bench/peers/x402-peer.ts) serving `manifest` and guarding `terms`. */
 export async function startPeer (peer: 'express' | 'hono', manifest: string, terms: PeerTerms, cwd: string, logPath: string): Promise<BenchProcess> {
   const file = join(cwd, 'peer-manifest.json')
   writeFileSync(file, manifest)
-  const script = join(PROJECT_ROOT, 'bench', 'peers', 'x402-peer.ts')
+  const script = join(PROJECT_ROOT, 'packages', 'bench', 'peers', 'x402-peer.ts')
   return await startProcess(['--import', TSX_IMPORT, script], { PEER: peer, PEER_MANIFEST_FILE: file, PEER_TERMS: JSON.stringify(terms) }, cwd, logPath)
 }
 

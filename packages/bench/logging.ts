@@ -2,35 +2,20 @@
 // ecosystem file, a PM2 daemon of its own), its manifest under load, with logs on stdout (PM2 reads
 // every line over IPC and writes its out file) and with LOG_FILE (pino writes the file itself), at
 // LOG_LEVEL=info (two lines per request) and warn (none). Counted: requests/s, latency, and CPU per
-// request of the worker and of the PM2 daemon. Standalone: `npx tsx bench/logging.ts`.
+// request of the worker and of the PM2 daemon. Standalone: `npx tsx packages/bench/logging.ts`.
 import { execFile } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { PROJECT_ROOT } from '../project.js'
-import { mergeRounds, type LoadFigures } from './figures.js'
+import { PROJECT_ROOT } from '../../project.js'
+import { mergeRounds, type LoadFigures, type LoggingFigures, type LoggingRun } from './figures.js'
 import { runLoad, type LoadShape } from './load.js'
 import { cpuSeconds, freePort } from './processes.js'
 
 const PM2 = join(PROJECT_ROOT, 'node_modules', 'pm2', 'bin', 'pm2')
 const PATH = '/.well-known/agent.json'
-
-export interface LoggingRun {
-  destination: 'stdout' | 'LOG_FILE'
-  level: 'info' | 'warn'
-  figures: LoadFigures
-  /** CPU µs per request of the PM2 daemon (God), which reads the worker's stdout in cluster mode. */
-  daemonCpuPerRequestUs: number
-  /** Bytes of log written per request (the out file or LOG_FILE). */
-  logBytesPerRequest: number
-}
-
-export interface LoggingFigures {
-  path: string
-  runs: LoggingRun[]
-}
 
 interface Pm2Process { pid: number, pm2_env: { status: string } }
 

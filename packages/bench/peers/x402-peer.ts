@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { x402ResourceServer, type FacilitatorClient, type RoutesConfig } from '@x402/core/server'
 import { ExactSvmScheme } from '@x402/svm/exact/server'
-import { X402_NETWORKS } from '../../lib/x402/networks.js'
+import { X402_NETWORKS } from '../../../lib/x402/networks.js'
 
 const DEVNET = X402_NETWORKS['solana-devnet'].caip2
 const peer = process.env.PEER ?? 'express'

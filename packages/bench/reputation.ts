@@ -3,19 +3,19 @@
 // triggers of 003-reputation.sql fire), then times the report per window, in process and through
 // the whole Fastify app (inject), against a direct scan of audit_log as the baseline it replaces.
 // Also prints what the triggers cost per audit insert and what pruning a day of rows costs.
-// Run: npx tsx bench/reputation.ts [rows=1000000] [runs=15]
+// Run: npx tsx packages/bench/reputation.ts [rows=1000000] [runs=15]
 import fp from 'fastify-plugin'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import app, { createServer } from '../app.js'
-import { loadConfig } from '../config.js'
-import type { AuditEntry } from '../db/contracts/audit-log.js'
-import { createAuditLog } from '../db/sqlite/audit-log.js'
-import { openDatabase, type SqliteDatabase } from '../db/sqlite/open-database.js'
-import { createReputationQueries } from '../db/sqlite/reputation-queries.js'
-import { createReputation, WINDOW_MS } from '../lib/reputation/reputation-report.js'
-import type { ReputationWindowName } from '../schemas/reputation.js'
+import app, { createServer } from '../../app.js'
+import { loadConfig } from '../../config.js'
+import type { AuditEntry } from '../../db/contracts/audit-log.js'
+import { createAuditLog } from '../../db/sqlite/audit-log.js'
+import { openDatabase, type SqliteDatabase } from '../../db/sqlite/open-database.js'
+import { createReputationQueries } from '../../db/sqlite/reputation-queries.js'
+import { createReputation, WINDOW_MS } from '../../lib/reputation/reputation-report.js'
+import type { ReputationWindowName } from '../../schemas/reputation.js'
 
 const ROWS = Number(process.argv[2] ?? 1_000_000)
 const RUNS = Number(process.argv[3] ?? 15)
@@ -120,7 +120,8 @@ try {
     PRICE_API_URL: 'http://127.0.0.1:9',
     DATABASE_PATH: path,
     AUDIT_RETENTION_DAYS: '3650',
-    MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json')
+    MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json'),
+    CREATE_KEYPAIR: 'true'
   })
   const server = createServer(config)
   await server.register(fp(app), { config })

@@ -3,10 +3,10 @@
 // pairs it completed. STORE_DATABASE is a SQLite file path or a postgres:// URL.
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { ClaimRequest } from '../db/contracts/payment-claims.js'
-import { openPostgresStore, type PostgresStore } from '../db/postgres/postgres-store.js'
-import { createSqliteStore } from '../db/sqlite/sqlite-store.js'
-import type { Store } from '../db/store.js'
+import type { ClaimRequest } from '../../db/contracts/payment-claims.js'
+import { openPostgresStore, type PostgresStore } from '../../db/postgres/postgres-store.js'
+import { createSqliteStore } from '../../db/sqlite/sqlite-store.js'
+import type { Store } from '../../db/store.js'
 
 const target = process.env.STORE_DATABASE as string
 const seconds = Number(process.env.STORE_SECONDS)

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type KeyPairSigner, type Signature } from '@solana/kit'
 import { Pool } from 'undici'
-import { createRpcClient } from '../lib/solana/rpc-client.js'
+import { createRpcClient } from '../../lib/solana/rpc-client.js'
 import type { BenchChain } from './chain.js'
 import { mergeSamples, summarize, type CallSample, type LatencySummary, type LoadFigures } from './figures.js'
 import type { LoadTarget } from './load.js'

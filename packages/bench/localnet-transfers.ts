@@ -4,7 +4,7 @@
 // clients do) and polls getSignatureStatuses until it is finalized. Requests go through a keep-alive
 // node:http agent: Node 20's fetch (under kit's default transport) costs ~5 ms per request on a 2-core
 // box and would measure the client, not the chain. `--kit` uses kit's own transport instead.
-// Run: npx tsx bench/localnet-transfers.ts [transfers=3000] [clients=4] [--kit]
+// Run: npx tsx packages/bench/localnet-transfers.ts [transfers=3000] [clients=4] [--kit]
 import { spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'

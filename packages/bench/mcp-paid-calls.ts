@@ -15,7 +15,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { Pool, request } from 'undici'
 import { mergeSamples, type CallSample, type LoadFigures } from './figures.js'
 import { getStatus, timeEach } from './timed-calls.js'
-import { X402_NETWORKS } from '../lib/x402/networks.js'
+import { X402_NETWORKS } from '../../lib/x402/networks.js'
 
 export interface McpPaidFigures {
   path: string

@@ -27,7 +27,8 @@ export async function runLoad (target: LoadTarget, shape: Pick<LoadShape, 'conne
   const result = await autocannon({ url: target.url, connections: shape.connections, duration: shape.duration, pipelining: shape.pipelining })
   const serverCpuSeconds = cpuSeconds(target.pid) - serverCpu
   const clientCpuSeconds = ownCpuSeconds() - clientCpu
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]))
+  // DefinitelyTyped marks both optional: autocannon 8 fills them for every status it saw.
+  const statusCodes: Record<string, number> = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count ?? 0]))
   if (result.errors > 0) statusCodes.errors = result.errors
   return {
     requestsPerSecond: result.requests.total / result.duration,

@@ -134,3 +134,19 @@ export function judge (target: Target): Verdict {
   const margin = kind === 'at-least' ? measured - limit : limit - measured
   return { ...target, pass: Number.isFinite(measured) && pass, margin }
 }
+
+// The logging bench's figures live here, beside the others, so report.ts reads them without importing logging.ts (which imports report.ts).
+export interface LoggingRun {
+  destination: 'stdout' | 'LOG_FILE'
+  level: 'info' | 'warn'
+  figures: LoadFigures
+  /** CPU µs per request of the PM2 daemon (God), which reads the worker's stdout in cluster mode. */
+  daemonCpuPerRequestUs: number
+  /** Bytes of log written per request (the out file or LOG_FILE). */
+  logBytesPerRequest: number
+}
+
+export interface LoggingFigures {
+  path: string
+  runs: LoggingRun[]
+}

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { cpuPerRequest, judge, median, medianRatio, mergeRounds, mergeSamples, percentile, summarize, unexpectedResponses, type LoadFigures } from '../../bench/figures.js'
-import { memoryGrowthPercent } from '../../bench/report.js'
+import { cpuPerRequest, judge, median, medianRatio, mergeRounds, mergeSamples, percentile, summarize, unexpectedResponses, type LoadFigures } from '../figures.js'
+import { memoryGrowthPercent } from '../report.js'
 
 const round = (requests: number, seconds: number, p50: number, serverCpuSeconds: number): LoadFigures => ({
   requestsPerSecond: requests / seconds,

@@ -3,7 +3,7 @@
 // pairs per second from one process (pool of 8, 32 pairs in flight) and from two, beside a naive
 // client under the same load, and a database for the service's paid calls.
 import pg from 'pg'
-import { startEmbeddedPostgres, type EmbeddedServer } from '../test/fixtures/embedded-postgres.js'
+import { startEmbeddedPostgres, type EmbeddedServer } from '../../test/fixtures/embedded-postgres.js'
 import { runStore, type StoreFigures } from './store.js'
 
 export const POSTGRES_POOL_SIZE = 8

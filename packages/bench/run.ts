@@ -1,6 +1,6 @@
 // `npm run bench`: builds the service, then measures the built server over loopback beside a bare
 // Fastify baseline measured in the same run, the paid path on the local chain, the replay store and
-// /registry. Prints tables and PASS/MISS per target; writes the same figures to bench/results/latest.json.
+// /registry. Prints tables and PASS/MISS per target; writes the same figures to packages/bench/results/latest.json.
 // Processes: this one (load generator), the service, the baseline, the chain host, store workers.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -8,14 +8,14 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { startPriceApi, type PriceApi } from '@token-merchant/localnet/price-api'
-import { PROJECT_ROOT } from '../project.js'
+import { PROJECT_ROOT } from '../../project.js'
 import { startChain, type BenchChain } from './chain.js'
 import { compareWithBaseline, measureMemory, type LoadShape, type LoadTarget } from './load.js'
 import { measureLogging } from './logging.js'
 import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit'
-import { generateKeypairBytes, writeKeypairFile } from '../lib/solana/keypair-file.js'
+import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { measureX402Calls } from './x402-calls.js'
 import { startBaseline, startPeer, startService, type BaselineAnswer, type BenchProcess, type PeerTerms } from './processes.js'
 import { measureRegistry } from './registry.js'
@@ -52,7 +52,7 @@ const MCP_BUYERS = 4
 const STORE_SECONDS = 5
 const REGISTRY_SIZES = [2000, 10_000]
 const WARM_READS = 500
-const RESULTS = join(PROJECT_ROOT, 'bench', 'results', 'latest.json')
+const RESULTS = join(PROJECT_ROOT, 'packages', 'bench', 'results', 'latest.json')
 
 const began = performance.now()
 function progress (message: string): void {
@@ -328,7 +328,7 @@ async function main (): Promise<void> {
       serviceWarnings: [...serviceWarnings, ...mcpWarnings, ...registryWarnings]
     }
     const result: BenchResult = { ...measured, problems: problemsOf(measured), targets: targetsOf(measured) }
-    mkdirSync(join(PROJECT_ROOT, 'bench', 'results'), { recursive: true })
+    mkdirSync(join(PROJECT_ROOT, 'packages', 'bench', 'results'), { recursive: true })
     writeFileSync(RESULTS, JSON.stringify(result, null, 2) + '\n')
     process.stdout.write(`\n${formatReport(result)}\n\nFigures written to ${RESULTS}\n`)
     failed = false

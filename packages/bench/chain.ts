@@ -1,8 +1,8 @@
-// The bench's handle on the local chain, which runs in its own process (bench/chain-host.ts).
+// The bench's handle on the local chain, which runs in its own process (packages/bench/chain-host.ts).
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
-import { PROJECT_ROOT } from '../project.js'
+import { PROJECT_ROOT } from '../../project.js'
 import { TSX_IMPORT } from './processes.js'
 
 export interface Proof {
@@ -28,7 +28,7 @@ export type ChainRequest =
 type HostMessage = { ready: ChainSetup } | { id: number, result?: unknown, error?: string }
 
 export async function startChain () {
-  const child = fork(join(PROJECT_ROOT, 'bench', 'chain-host.ts'), [], {
+  const child = fork(join(PROJECT_ROOT, 'packages', 'bench', 'chain-host.ts'), [], {
     execArgv: ['--import', TSX_IMPORT],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
