@@ -23,7 +23,7 @@ t.test('POST /mcp: stateless JSON answers with the fixed headers and a request i
   const res = await post(url, initialize, { 'x-request-id': 'mcp-test-1' })
   t.equal(res.status, 200)
   t.match(res.headers.get('content-type'), /^application\/json/)
-    t.match(res.headers.get('mcp-session-id'), /^[\w-]{32}$/, 'a session id naming this client\'s calls for its cancel notices (no session state is kept)')
+  t.match(res.headers.get('mcp-session-id'), /^[\w-]{32}$/, 'a session id naming this client\'s calls for its cancel notices (no session state is kept)')
   t.equal(res.headers.get('x-request-id'), 'mcp-test-1')
   t.equal(res.headers.get('x-content-type-options'), 'nosniff')
   const body = await res.json()
