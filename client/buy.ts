@@ -86,7 +86,7 @@ export async function buy<T = unknown> (url: string, options: BuyOptions): Promi
     const walletSignature = await signProof(signer, signature, 'GET', new URL(target).pathname)
     const answer = await deliverWithProof(target, { signature, wallet: signer.address, walletSignature }, delivery)
     const receipt = decodeReceipt(answer.headers.get(PAYMENT_HEADERS.receipt))
-    onStep?.({ type: 'delivered', status: answer.status, receipt })
+    onStep?.({ type: 'delivered', status: answer.status, receipt, redelivered: answer.headers.get(PAYMENT_HEADERS.redelivered) === 'true' })
     return { url: target, status: answer.status, data: answer.body as T, receipt, signature, amountPaid, flow: 'proof' }
   }
   if (options.paidSignature !== undefined) return await deliver(options.paidSignature, 0n)
@@ -132,7 +132,7 @@ export async function buy<T = unknown> (url: string, options: BuyOptions): Promi
     const paid = await payWithStandardFlow(target, offer, {
       signer, rpcUrl, fetch: options.fetch, timeoutMs: options.timeoutMs, onStep, retries: delivery.retries, retryDelayMs: delivery.retryDelayMs
     })
-    onStep?.({ type: 'delivered', status: paid.status, receipt: paid.receipt })
+    onStep?.({ type: 'delivered', status: paid.status, receipt: paid.receipt, redelivered: paid.redelivered })
     return { url: target, status: paid.status, data: paid.body as T, receipt: paid.receipt, signature: paid.receipt?.transaction ?? null, amountPaid: price, flow: 'x402' }
   }
   if (flow === 'x402') throw new BuyerError('REQUIREMENTS_MISMATCH', `the x402 offer of ${target} differs from its v1 requirements; nothing was paid`)

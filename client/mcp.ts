@@ -8,9 +8,10 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { V1_TO_V2_NETWORK_MAP } from '@x402/svm'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { formatTokenAmount } from '../lib/payment/catalog.js'
-import { X402_PAYMENT_META_KEY, X402_PAYMENT_RESPONSE_META_KEY } from '../lib/mcp/x402-meta.js'
+import { REDELIVERED_META_KEY, X402_PAYMENT_META_KEY, X402_PAYMENT_RESPONSE_META_KEY } from '../lib/mcp/x402-meta.js'
 import { getManifest } from './discovery.js'
 import { parseDocument, type Manifest, type ManifestService } from './documents.js'
+import { withPaymentIdentifier } from './payment-identifier.js'
 import { BuyerError } from './errors.js'
 import { parseHttpUrl } from './http.js'
 
@@ -49,7 +50,7 @@ export type McpBuyStep =
   | { type: 'requirements-accepted', service: string, amount: bigint, maxPrice: bigint | undefined }
   | { type: 'payment-signed', payer: string }
   | { type: 'payment-retry', attempt: number, reason: string, delayMs: number }
-  | { type: 'delivered', receipt: McpSettlement }
+  | { type: 'delivered', receipt: McpSettlement, redelivered: boolean }
 
 export interface McpBuyOptions {
   /** The buyer's wallet: signs the token transfer; the merchant pays the fee and sends it. */
@@ -225,7 +226,7 @@ export async function buyViaMcp<T = unknown> (client: Client, url: string, optio
   onStep?.({ type: 'requirements-accepted', service: call.service.name, amount: price, maxPrice: options.maxPrice })
 
   // The official x402 client builds the payment; its own spend control caps it at the checked price.
-  const payer = new X402Client()
+  const payer = withPaymentIdentifier(new X402Client())
     .register(requirement.network as `${string}:${string}`, new ExactSvmScheme(options.signer, { rpcUrl: options.rpcUrl }))
     .setSpendControls({ maxAmountPerPayment: false, allowedAssets: [{ network: requirement.network as `${string}:${string}`, asset: requirement.asset, maxAmountPerPayment: price.toString() }] })
   let payload: PaymentPayload
@@ -239,11 +240,22 @@ export async function buyViaMcp<T = unknown> (client: Client, url: string, optio
   const retries = options.retries ?? 3
   for (let attempt = 0; ; attempt++) {
     onStep?.({ type: 'mcp-call', tool: call.tool, arguments: call.arguments, paid: true })
-    const paid = await client.callTool({ name: call.tool, arguments: call.arguments, _meta: { [X402_PAYMENT_META_KEY]: payload } }) as CallToolResult
+    let paid: CallToolResult
+    try {
+      paid = await client.callTool({ name: call.tool, arguments: call.arguments, _meta: { [X402_PAYMENT_META_KEY]: payload } }) as CallToolResult
+    } catch (error) {
+      // No answer (a timeout, a dropped connection): the money may have moved, so the same payload
+      // is sent again; the merchant re-delivers a result it settled, and never charges twice.
+      if (attempt >= retries) throw new BuyerError('DELIVERY_FAILED', `${call.tool} did not answer after the payment was sent (${(error as Error).message}); retry with the same payment`, {}, { cause: error })
+      const delayMs = (options.retryDelayMs ?? 500) * 2 ** attempt
+      onStep?.({ type: 'payment-retry', attempt: attempt + 1, reason: 'no answer', delayMs })
+      await sleep(delayMs)
+      continue
+    }
     const document = structured(paid)
     if (paid.isError !== true && document !== undefined) {
       const receipt = parseDocument(SettlementShape, paid._meta?.[X402_PAYMENT_RESPONSE_META_KEY], `the settlement of ${call.tool}`)
-      onStep?.({ type: 'delivered', receipt })
+      onStep?.({ type: 'delivered', receipt, redelivered: paid._meta?.[REDELIVERED_META_KEY] === true })
       return { tool: call.tool, arguments: call.arguments, data: document as T, receipt, signature: receipt.transaction, amountPaid: price }
     }
     const refusal = isPaymentRequired(document) ? (document as { error?: string }).error : undefined

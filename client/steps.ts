@@ -23,6 +23,7 @@ export type BuyStep =
   | { type: 'payment-confirmed', signature: string, commitment: string }
   | { type: 'proof-sent', signature: string, attempt: number }
   | { type: 'delivery-retry', attempt: number, status: number | undefined, code: string | undefined, delayMs: number }
-  | { type: 'delivered', status: number, receipt: PaymentReceipt | null }
+  /** `redelivered`: the merchant served the answer this payment had already bought (a lost answer fetched again; nothing charged again). */
+  | { type: 'delivered', status: number, receipt: PaymentReceipt | null, redelivered: boolean }
 
 export type OnStep = (step: BuyStep) => void

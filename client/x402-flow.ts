@@ -9,6 +9,8 @@ import { X402_NETWORKS } from '../lib/x402/networks.js'
 import { decodeReceipt } from './requirements.js'
 import type { PaymentReceipt } from './documents.js'
 import type { OnStep } from './steps.js'
+import { withPaymentIdentifier } from './payment-identifier.js'
+import { PAYMENT_HEADERS } from '../lib/payment/headers.js'
 
 /** The CAIP-2 ids official x402 clients know (mainnet, devnet, testnet). */
 const KNOWN_NETWORKS = new Set<string>([X402_NETWORKS.solana.caip2, X402_NETWORKS['solana-devnet'].caip2, X402_NETWORKS['solana-testnet'].caip2])
@@ -59,11 +61,12 @@ export interface StandardPaymentOptions extends HttpOptions {
  * price that the merchant co-signs as fee payer and settles, so the buyer spends no SOL. Only the
  * offer already checked against the manifest and the spending cap can be paid: the client's spend
  * controls cap it at that price and a policy keeps only that recipient and mint. A payment the
- * merchant could not confirm in time (503) is retried with the same payload, which never pays twice.
+ * merchant could not confirm in time (503), or whose answer was lost, is retried with the same
+ * payload (it carries a payment-identifier): that never pays twice, and a lost answer is re-delivered.
  */
 export async function payWithStandardFlow (url: string, offer: StandardOffer, options: StandardPaymentOptions):
-Promise<{ status: number, body: unknown, receipt: PaymentReceipt | null, version: 1 | 2 }> {
-  const client = new X402Client().register(offer.network as Network, new ExactSvmScheme(options.signer, { rpcUrl: options.rpcUrl }))
+Promise<{ status: number, body: unknown, receipt: PaymentReceipt | null, version: 1 | 2, redelivered: boolean }> {
+  const client = withPaymentIdentifier(new X402Client().register(offer.network as Network, new ExactSvmScheme(options.signer, { rpcUrl: options.rpcUrl })))
   client.setSpendControls({ allowedAssets: [{ network: offer.network as Network, asset: offer.asset, maxAmountPerPayment: offer.amount.toString() }] })
   client.registerPolicy((_version, requirements) => requirements.filter(r =>
     r.payTo === offer.payTo && r.asset === offer.asset && r.network === offer.network && BigInt(r.amount) === offer.amount))
@@ -98,7 +101,7 @@ Promise<{ status: number, body: unknown, receipt: PaymentReceipt | null, version
       try { body = text === '' ? undefined : JSON.parse(text) } catch { body = text }
       if (response.ok) {
         const receipt = decodeReceipt(response.headers.get('payment-response') ?? response.headers.get('x-payment-response'))
-        return { status: response.status, body, receipt, version: payment?.name === 'x-payment' ? 1 : 2 }
+        return { status: response.status, body, receipt, version: payment?.name === 'x-payment' ? 1 : 2, redelivered: response.headers.get(PAYMENT_HEADERS.redelivered) === 'true' }
       }
     }
     const code = response === undefined ? undefined : serverError(body).code

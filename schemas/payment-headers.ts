@@ -6,7 +6,9 @@ export const PAYMENT_HEADERS = {
   signature: 'x-payment-signature',
   wallet: 'x-payment-wallet',
   walletSignature: 'x-payment-wallet-signature',
-  receipt: 'x-payment-response'
+  receipt: 'x-payment-response',
+  /** "true" on an answer served again to a payment that had already bought it (a lost answer; nothing charged again). */
+  redelivered: 'x-payment-redelivered'
 } as const
 
 /** The x402 HTTP headers, lower-case as Node presents them. */

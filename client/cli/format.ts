@@ -99,7 +99,8 @@ export function formatStep (step: BuyStep, token: { decimals: number, symbol: st
     case 'delivery-retry':
       return `! not delivered (${step.status ?? 'no answer'}${step.code === undefined ? '' : ` ${step.code}`}); retrying with the same proof in ${(step.delayMs / 1000).toFixed(1)} s`
     case 'delivered':
-      return `✓ ${step.status} delivered` + (step.receipt === null ? '' : `; receipt: transaction ${step.receipt.transaction}, payer ${step.receipt.payer}, ${step.receipt.network}`)
+      return `✓ ${step.status} ${step.redelivered ? 're-delivered (a lost answer this payment had bought; nothing charged again)' : 'delivered'}` +
+        (step.receipt === null ? '' : `; receipt: transaction ${step.receipt.transaction}, payer ${step.receipt.payer}, ${step.receipt.network}`)
   }
 }
 
@@ -118,6 +119,6 @@ export function formatMcpStep (step: McpBuyStep, token: { decimals: number, symb
     case 'payment-retry':
       return `! not delivered (${step.reason}); retrying with the same payment in ${(step.delayMs / 1000).toFixed(1)} s`
     case 'delivered':
-      return `✓ delivered; settled: transaction ${step.receipt.transaction}, payer ${step.receipt.payer ?? 'n/a'}, ${step.receipt.network}`
+      return `✓ ${step.redelivered ? 're-delivered (a lost result this payment had bought; nothing charged again)' : 'delivered'}; settled: transaction ${step.receipt.transaction}, payer ${step.receipt.payer ?? 'n/a'}, ${step.receipt.network}`
   }
 }

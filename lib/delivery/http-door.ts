@@ -33,8 +33,6 @@ export interface HttpDoorOptions {
 }
 
 const PAID_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
-/** Set on an answer served again from a payment that already bought it: nothing was charged. */
-export const REDELIVERED_HEADER = 'x-payment-redelivered'
 /** The largest answer kept for re-delivery; a larger one (none of today's products) is delivered once, not kept. */
 const MAX_KEPT_ANSWER_BYTES = 256 * 1024
 
@@ -143,7 +141,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
     request.outcome = 'DELIVERED'
     recordWhenAnswered(request, reply, async reached => await redelivered.record({ requestId: request.id, status: () => reply.statusCode, reached }))
     reply.code(answer.status).headers(PAID_ANSWER_HEADERS).header('content-type', answer.contentType)
-      .header(...receiptHeader(payment.flow, answer.receipt)).header(REDELIVERED_HEADER, 'true').send(answer.body)
+      .header(...receiptHeader(payment.flow, answer.receipt)).header(PAYMENT_HEADERS.redelivered, 'true').send(answer.body)
   }
 
   // Watched only on requests that hold a claim, as Fastify's onRequestAbort would be, without its
