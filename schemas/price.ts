@@ -77,3 +77,9 @@ export const QuoteToken = Type.String({
   description: 'quote token, symbol or mint; USDC when absent',
   examples: ['SOL']
 })
+
+/** Path parameters of GET /api/fetch-price/:token: the route's schema and its bazaar discovery metadata. */
+export const FetchPriceParams = Type.Object({ token: TokenToPrice })
+
+/** Query of GET /api/fetch-price/:token: the route's schema and its bazaar discovery metadata. */
+export const FetchPriceQuery = Type.Object({ vs: Type.Optional(QuoteToken) })

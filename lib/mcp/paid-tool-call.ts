@@ -3,6 +3,7 @@ import { errorBody, type ErrorBody } from '../errors/error-body.js'
 import type { DeliveryCore } from '../delivery/paid-delivery.js'
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
 import type { PaidServiceName } from '../payment/catalog.js'
+import { withToolDiscovery } from '../x402/discovery-extension.js'
 import type { X402Payments } from '../x402/x402-payments.js'
 import { documentResult, errorResult, paymentRequiredResult } from './tool-results.js'
 import { toolResourceUrl, X402_PAYMENT_RESPONSE_META_KEY } from './x402-meta.js'
@@ -53,7 +54,7 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
   return async function callPaidTool (call: PaidToolCall): Promise<CallToolResult> {
     const { service } = call
     const resource = toolResourceUrl(call.tool)
-    const askPayment = (why: string) => paymentRequiredResult(payments.paymentRequired(service, resource, why))
+    const askPayment = (why: string) => paymentRequiredResult(withToolDiscovery(payments.paymentRequired(service, resource, why), service))
     if (call.payload === undefined) {
       deps.countUnpaid(service)
       return askPayment(`PAYMENT_REQUIRED: ${call.tool} is paid; pay one of accepts and call again with the payment`)

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
 import { address } from '@solana/kit'
 import { checkMintInput } from '../../../lib/token-analysis/check-mint-input.js'
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
 import { PAID_SECURITY, PROOF_HEADERS } from '../../../schemas/payment.js'
 import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
-import { MintToAnalyze, TokenAnalysis } from '../../../schemas/token-analysis.js'
+import { AnalyzeTokenParams, TokenAnalysis } from '../../../schemas/token-analysis.js'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { tokenAnalysis } = fastify
@@ -24,7 +23,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'it is paid on), and explains the score finding by finding. A malformed address is answered 400 ' +
         `before any payment is asked; a missing account on ${dataNetwork} (404) or an account that is not a mint (422) is ` +
         'found after payment, and leaves the proof unredeemed for another call; so does a data RPC that cannot answer (503).',
-      params: Type.Object({ address: MintToAnalyze }),
+      params: AnalyzeTokenParams,
       headers: PROOF_HEADERS,
       security: PAID_SECURITY,
       response: {

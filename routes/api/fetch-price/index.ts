@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
 import { checkTokenInputs } from '../../../lib/prices/check-token-inputs.js'
 import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
-import { PriceResponse, QuoteToken, TokenToPrice } from '../../../schemas/price.js'
+import { FetchPriceParams, FetchPriceQuery, PriceResponse } from '../../../schemas/price.js'
 import { PAID_SECURITY, PROOF_HEADERS } from '../../../schemas/payment.js'
 import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
 
@@ -21,8 +20,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Jupiter price v3: `price` = usdPrice(token) / usdPrice(vs). Symbols and mints resolve against the token ' +
         `list of ${dataNetwork}; Jupiter lists mainnet-beta tokens only. Unknown or ambiguous tokens are answered ` +
         '404/409 before any payment is asked; every failure after payment leaves the proof unredeemed.',
-      params: Type.Object({ token: TokenToPrice }),
-      querystring: Type.Object({ vs: Type.Optional(QuoteToken) }),
+      params: FetchPriceParams,
+      querystring: FetchPriceQuery,
       headers: PROOF_HEADERS,
       security: PAID_SECURITY,
       response: {
