@@ -8,13 +8,14 @@ import * as registry from './registry.js'
 import * as reputation from './reputation.js'
 import { OPERATION_ERROR_MODELS } from './responses.js'
 import * as tokenAnalysis from './token-analysis.js'
+import * as x402 from './x402.js'
 
 function isModel (value: unknown): value is TSchema {
   return typeof value === 'object' && value !== null && Kind in value && typeof (value as TSchema).$id === 'string'
 }
 
 /** Every named model (each exported schema with a `$id`), registered once with fastify.addSchema. */
-export const MODELS: TSchema[] = [error, health, manifest, payment, price, registry, reputation, tokenAnalysis]
+export const MODELS: TSchema[] = [error, health, manifest, payment, price, registry, reputation, tokenAnalysis, x402]
   .flatMap(module => Object.values(module))
   .filter(isModel)
   .concat(OPERATION_ERROR_MODELS)

@@ -61,7 +61,7 @@ t.test('the document is a contract: servers, license, every status with its code
   t.ok(document.tags.some((tag: { name: string }) => tag.name === 'registry'), 'the registry tag is declared')
 
   const price = document.paths['/api/fetch-price/{token}'].get
-  t.same(Object.keys(price.responses).sort(), ['200', '400', '402', '404', '409', '429', '500', '502', '503', '504', 'default'])
+  t.same(Object.keys(price.responses).sort(), ['200', '400', '402', '404', '409', '414', '429', '431', '500', '502', '503', '504', 'default'])
   t.same(document.components.schemas.FetchPriceError409.properties.code.enum ?? document.components.schemas.FetchPriceError409.properties.code.anyOf.map((c: { enum: string[] }) => c.enum[0]),
     ['AMBIGUOUS_SYMBOL', 'PAYMENT_IN_PROGRESS', 'PAYMENT_ALREADY_USED'], '409 lists exactly its codes')
   t.ok(document.components.schemas.Error.required.includes('requestId'), 'requestId is always sent')
@@ -69,12 +69,13 @@ t.test('the document is a contract: servers, license, every status with its code
   t.ok(price.responses['200'].headers['x-payment-response'], 'the receipt header is documented')
   t.ok(price.responses['503'].headers['retry-after'], 'Retry-After is documented')
   t.ok(price.responses['402'].headers['x-request-id'], 'x-request-id is documented')
-  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name), ['x-payment-wallet-signature', 'x-payment', 'payment-signature', 'x-payment-signature', 'x-payment-wallet'])
-  t.same(Object.keys(document.components.securitySchemes), ['paymentSignature', 'paymentWallet', 'x402PaymentV2', 'x402PaymentV1'])
+  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name).sort(),
+    ['payment-signature', 'x-payment', 'x-payment-signature', 'x-payment-wallet', 'x-payment-wallet-signature'], 'the payment headers are header parameters')
+  t.notOk(document.components.securitySchemes, 'and no security schemes: a generated client sends the one payment form it is given')
   t.ok(price.responses['402'].headers['payment-required'], 'the x402 v2 challenge header is documented')
   t.ok(price.responses['200'].headers['payment-response'], 'the x402 v2 receipt header is documented')
   t.same(document.components.schemas.FetchPriceError400.properties.code.anyOf?.map((c: { enum: string[] }) => c.enum[0]) ?? document.components.schemas.FetchPriceError400.properties.code.enum,
-    ['VALIDATION_ERROR', 'PAYMENT_FORMS_CONFLICT', 'BAD_REQUEST'], '400 lists exactly its codes')
+    ['VALIDATION_ERROR', 'BAD_REQUEST', 'PAYMENT_FORMS_CONFLICT'], '400 lists exactly its codes')
   const health = document.paths['/health/ready'].get.responses
   t.notMatch(JSON.stringify(health), /Default Response/, 'health answers are described')
 

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { address } from '@solana/kit'
 import { checkMintInput } from '../../../lib/token-analysis/check-mint-input.js'
-import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
-import { PAID_SECURITY, PROOF_HEADERS } from '../../../schemas/payment.js'
+import { PROOF_HEADERS } from '../../../schemas/payment.js'
 import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
 import { AnalyzeTokenParams, TokenAnalysis } from '../../../schemas/token-analysis.js'
 
@@ -25,12 +24,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'found after payment, and leaves the proof unredeemed for another call; so does a data RPC that cannot answer (503).',
       params: AnalyzeTokenParams,
       headers: PROOF_HEADERS,
-      security: PAID_SECURITY,
       response: {
         200: documented(TokenAnalysis, 'the analysis, paid for; the receipt is in x-payment-response', HEADERS.receipt),
         402: paymentRequiredResponse(PaymentRequired),
         ...errorResponses('analyzeToken'),
-        default: defaultResponse(ErrorResponse)
+        default: defaultResponse('analyzeToken')
       }
     },
     // Before payment: the pattern lets through strings that do not decode to exactly 32 bytes,

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { checkTokenInputs } from '../../../lib/prices/check-token-inputs.js'
-import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
 import { FetchPriceParams, FetchPriceQuery, PriceResponse } from '../../../schemas/price.js'
-import { PAID_SECURITY, PROOF_HEADERS } from '../../../schemas/payment.js'
+import { PROOF_HEADERS } from '../../../schemas/payment.js'
 import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -23,12 +22,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       params: FetchPriceParams,
       querystring: FetchPriceQuery,
       headers: PROOF_HEADERS,
-      security: PAID_SECURITY,
       response: {
         200: documented(PriceResponse, 'the price, paid for; the receipt is in x-payment-response', HEADERS.receipt),
         402: paymentRequiredResponse(PaymentRequired),
         ...errorResponses('fetchPrice'),
-        default: defaultResponse(ErrorResponse)
+        default: defaultResponse('fetchPrice')
       }
     },
     // Runs ahead of the payment gate (a preHandler too, so the request meets one hook stage, not
