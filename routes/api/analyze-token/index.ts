@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { address } from '@solana/kit'
+import { passTemplateProbe } from '../../../lib/http/template-probe.js'
 import { checkMintInput } from '../../../lib/token-analysis/check-mint-input.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
 import { PROOF_HEADERS } from '../../../schemas/payment.js'
@@ -31,6 +32,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         default: defaultResponse('analyzeToken')
       }
     },
+    // Validation failures are thrown by the preHandler, but for a crawler's request of the template
+    // itself (/api/analyze-token/%7Baddress%7D), which gets the 402 with the terms (lib/http/template-probe.ts).
+    attachValidation: true,
     // Before payment: the pattern lets through strings that do not decode to exactly 32 bytes,
     // and nobody should pay to learn that their address is malformed. A preHandler, ahead of the
     // payment gate's, rather than a preValidation hook: each hook stage costs every request
@@ -38,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     // needs no promise.
     preHandler: (request, _reply, done) => {
       try {
-        checkMintInput({ in: 'params', path: 'address', value: request.params.address })
+        if (!passTemplateProbe(request, 'address')) checkMintInput({ in: 'params', path: 'address', value: request.params.address })
         done()
       } catch (error) {
         done(error as Error)

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { passTemplateProbe } from '../../../lib/http/template-probe.js'
 import { checkTokenInputs } from '../../../lib/prices/check-token-inputs.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
 import { FetchPriceParams, FetchPriceQuery, PriceResponse } from '../../../schemas/price.js'
@@ -29,10 +30,14 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         default: defaultResponse('fetchPrice')
       }
     },
+    // Validation failures are thrown by the preHandler, but for a crawler's request of the template
+    // itself (/api/fetch-price/%7Btoken%7D), which gets the 402 with the terms (lib/http/template-probe.ts).
+    attachValidation: true,
     // Runs ahead of the payment gate (a preHandler too, so the request meets one hook stage, not
     // two), so nobody pays to learn that a symbol is unknown or ambiguous, or that a mint-like
     // string is not 32 bytes. Input the schema pattern refuses was answered by validation.
     preHandler: async (request) => {
+      if (passTemplateProbe(request, 'token')) return
       await checkTokenInputs(prices, [
         { in: 'params', path: 'token', value: request.params.token },
         { in: 'querystring', path: 'vs', value: request.query.vs }
