@@ -1,4 +1,5 @@
 import { Kind, type TSchema } from '@sinclair/typebox'
+import * as discovery from './discovery.js'
 import * as error from './error.js'
 import * as health from './health.js'
 import * as manifest from './manifest.js'
@@ -15,7 +16,7 @@ function isModel (value: unknown): value is TSchema {
 }
 
 /** Every named model (each exported schema with a `$id`), registered once with fastify.addSchema. */
-export const MODELS: TSchema[] = [error, health, manifest, payment, price, registry, reputation, tokenAnalysis, x402]
+export const MODELS: TSchema[] = [discovery, error, health, manifest, payment, price, registry, reputation, tokenAnalysis, x402]
   .flatMap(module => Object.values(module))
   .filter(isModel)
   .concat(OPERATION_ERROR_MODELS)

@@ -12,6 +12,8 @@ import { PAYMENT_HEADERS } from './payment-headers.js'
 /** The error codes each operation can answer with, besides the ones every operation can. */
 const OPERATION_ERRORS = {
   getManifest: [],
+  getX402Discovery: [],
+  getLlmsTxt: [],
   getLiveness: [],
   getReadiness: [],
   listRegistry: ['VALIDATION_ERROR', 'STORE_UNAVAILABLE', 'RPC_UNAVAILABLE'],
