@@ -59,6 +59,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/llms.txt', {
     schema: {
+      // A text for language models, not an API operation (generated clients would parse it as
+      // JSON): out of the OpenAPI document, which links it as x-agentcash-guidance.llmsTxtUrl.
+      hide: true,
       operationId: 'getLlmsTxt',
       tags: ['discovery'],
       summary: 'The service explained for language models (llmstxt.org): products, prices, how to pay, links',
