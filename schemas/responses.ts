@@ -13,7 +13,6 @@ import { PAYMENT_HEADERS } from './payment-headers.js'
 const OPERATION_ERRORS = {
   getManifest: [],
   getX402Discovery: [],
-  getLlmsTxt: [],
   getLiveness: [],
   getReadiness: [],
   listRegistry: ['VALIDATION_ERROR', 'STORE_UNAVAILABLE', 'RPC_UNAVAILABLE'],

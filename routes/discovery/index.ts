@@ -67,9 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'The service explained for language models (llmstxt.org): products, prices, how to pay, links',
       response: {
         200: { description: 'the llms.txt document (Markdown)', headers: { ...COMMON_HEADERS, ...HEADERS.entityTag }, content: { 'text/plain': { schema: { type: 'string' } } } },
-        304: notModified,
-        ...errorResponses('getLlmsTxt'),
-        default: defaultResponse('getLlmsTxt')
+        304: notModified
       }
     }
   }, (request, reply) => {

@@ -103,3 +103,33 @@ t.test('a maintained OpenAPI linter (Redocly, recommended rules) finds no proble
     t.same(report.totals, { errors: 0, warnings: 0, ignored: 0 }, `servers ${JSON.stringify(env)}: ${JSON.stringify(report.problems)}`)
   }
 })
+
+t.test('the document speaks to crawlers and generators: guidance, payment info, no auth, decoded x402 headers, POST /mcp, closed error codes', async (t) => {
+  const app = await build(t)
+  const document = (await app.inject('/openapi.json')).json()
+  t.equal(document.openapi, '3.1.0')
+  t.match(document.info['x-guidance'], /PAYMENT-SIGNATURE.*x-payment-signature/s, 'info.x-guidance says how to pay')
+  t.equal(document['x-agentcash-guidance'].llmsTxtUrl, '/llms.txt', 'and links /llms.txt')
+  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { security?: unknown[], 'x-payment-info'?: unknown }>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      t.same(operation.security, [], `${method} ${path}: security: [] on the operation`)
+      t.equal(operation['x-payment-info'] !== undefined, path.startsWith('/api/'), `${method} ${path}: x-payment-info exactly on the paid operations`)
+    }
+  }
+  const price = document.paths['/api/fetch-price/{token}'].get
+  t.same(price.responses['402'].headers['payment-required'].schema.contentSchema, { $ref: '#/components/schemas/X402PaymentRequired' }, 'PAYMENT-REQUIRED links its decoded schema')
+  t.same(price.responses['200'].headers['payment-response'].schema.contentSchema, { $ref: '#/components/schemas/X402SettleResponse' }, 'PAYMENT-RESPONSE too')
+  t.same(price.parameters.find((p: { name: string }) => p.name === 'payment-signature').schema.contentSchema, { $ref: '#/components/schemas/X402PaymentPayload' }, 'and PAYMENT-SIGNATURE')
+  for (const status of ['400', '409', '429', '503']) t.ok(price.responses[status].headers['payment-required'], `a paid ${status} documents PAYMENT-REQUIRED (refusals carry it)`)
+  t.ok(document.paths['/.well-known/agent.json'].get.responses['304'].headers['x-request-id'], 'the 304 documents x-request-id')
+
+  const defaultCodes = document.components.schemas.FetchPriceErrorDefault.properties.code
+  t.ok((defaultCodes.anyOf ?? []).length > 0 || (defaultCodes.enum ?? []).length > 0, 'the default error lists its codes (a closed union)')
+  t.match(price.responses.default.description, /METHOD_NOT_ALLOWED/)
+
+  const mcp = document.paths['/mcp'].post
+  t.match(mcp, { operationId: 'mcp', security: [], requestBody: { required: true } }, 'POST /mcp is described')
+  t.ok(mcp.responses['200'].content['application/json'], 'as a JSON-RPC endpoint')
+  t.ok(document.components.schemas.JsonRpcRequest && document.components.schemas.JsonRpcResponse)
+  t.notOk(document.paths['/llms.txt'], '/llms.txt is a document, not an operation')
+})
