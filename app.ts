@@ -28,6 +28,7 @@ import metricsRegistry from './plugins/app/metrics-registry.js'
 import swagger from './plugins/external/swagger.js'
 import analyzeTokenRoutes from './routes/api/analyze-token/index.js'
 import fetchPriceRoutes from './routes/api/fetch-price/index.js'
+import discoveryRoutes from './routes/discovery/index.js'
 import healthRoutes from './routes/health/index.js'
 import manifestRoutes from './routes/manifest/index.js'
 import registryRoutes from './routes/registry/index.js'
@@ -136,6 +137,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
 
   // One folder per URL area; the prefix is the folder's place in the URL.
   await fastify.register(manifestRoutes, { prefix: '/.well-known' })
+  await fastify.register(discoveryRoutes)
   await fastify.register(healthRoutes, { prefix: '/health' })
   await fastify.register(fetchPriceRoutes, { prefix: '/api/fetch-price' })
   await fastify.register(analyzeTokenRoutes, { prefix: '/api/analyze-token' })

@@ -1,4 +1,5 @@
 import { Kind, type TSchema } from '@sinclair/typebox'
+import * as discovery from './discovery.js'
 import * as error from './error.js'
 import * as health from './health.js'
 import * as manifest from './manifest.js'
@@ -8,13 +9,14 @@ import * as registry from './registry.js'
 import * as reputation from './reputation.js'
 import { OPERATION_ERROR_MODELS } from './responses.js'
 import * as tokenAnalysis from './token-analysis.js'
+import * as x402 from './x402.js'
 
 function isModel (value: unknown): value is TSchema {
   return typeof value === 'object' && value !== null && Kind in value && typeof (value as TSchema).$id === 'string'
 }
 
 /** Every named model (each exported schema with a `$id`), registered once with fastify.addSchema. */
-export const MODELS: TSchema[] = [error, health, manifest, payment, price, registry, reputation, tokenAnalysis]
+export const MODELS: TSchema[] = [discovery, error, health, manifest, payment, price, registry, reputation, tokenAnalysis, x402]
   .flatMap(module => Object.values(module))
   .filter(isModel)
   .concat(OPERATION_ERROR_MODELS)

@@ -50,14 +50,3 @@ export const PROOF_HEADERS = Type.Object({
   [X402_HEADERS.paymentV1]: Type.Optional(Type.String({ description: 'x402 v1 payment (standard flow): base64 JSON PaymentPayload with the payer-signed exact transaction' })),
   [X402_HEADERS.paymentV2]: Type.Optional(Type.String({ description: 'x402 v2 payment (standard flow): base64 JSON PaymentPayload with the payer-signed exact transaction' }))
 })
-
-/** Paid operations: call without proof to get the 402, or with both proof headers. */
-export const PAID_SECURITY: Array<Record<string, string[]>> = [{}, { paymentSignature: [], paymentWallet: [] }, { x402PaymentV2: [] }, { x402PaymentV1: [] }]
-
-/** The proof headers as OpenAPI security schemes (apiKey in header: what clients know how to send). */
-export const PAYMENT_SECURITY_SCHEMES = {
-  paymentSignature: { type: 'apiKey', in: 'header', name: PAYMENT_HEADERS.signature, description: 'signature of the on-chain payment' },
-  paymentWallet: { type: 'apiKey', in: 'header', name: PAYMENT_HEADERS.wallet, description: 'wallet that signed the payment' },
-  x402PaymentV2: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'x402 v2 payment payload (standard flow; the merchant settles after delivering)' },
-  x402PaymentV1: { type: 'apiKey', in: 'header', name: 'X-PAYMENT', description: 'x402 v1 payment payload (standard flow; the merchant settles after delivering)' }
-} as const

@@ -78,3 +78,9 @@ export const QuoteToken = Type.String({
   // The docs' "Try it out" fills in the first example: SOL would price SOL in SOL.
   examples: ['USDC']
 })
+
+/** Path parameters of GET /api/fetch-price/:token: the route's schema and its bazaar discovery metadata. */
+export const FetchPriceParams = Type.Object({ token: TokenToPrice })
+
+/** Query of GET /api/fetch-price/:token: the route's schema and its bazaar discovery metadata. */
+export const FetchPriceQuery = Type.Object({ vs: Type.Optional(QuoteToken) })

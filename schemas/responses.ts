@@ -12,6 +12,7 @@ import { PAYMENT_HEADERS } from './payment-headers.js'
 /** The error codes each operation can answer with, besides the ones every operation can. */
 const OPERATION_ERRORS = {
   getManifest: [],
+  getX402Discovery: [],
   getLiveness: [],
   getReadiness: [],
   listRegistry: ['VALIDATION_ERROR', 'STORE_UNAVAILABLE', 'RPC_UNAVAILABLE'],
@@ -23,8 +24,19 @@ const OPERATION_ERRORS = {
 
 export type OperationId = keyof typeof OPERATION_ERRORS
 
-/** Any route, when rate limiting is on (429), and a bug (500). */
-const EVERY_OPERATION: ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERROR']
+/**
+ * Any route: a request target Fastify cannot read (400) or too long (414), headers too large for
+ * Node (431), rate limiting when on (429), and a bug (500).
+ */
+const EVERY_OPERATION: ErrorCode[] = ['BAD_REQUEST', 'URI_TOO_LONG', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR']
+
+/**
+ * Codes of the framework that no operation lists for a status of its own (a method the route does
+ * not answer, a body it does not read, shutting down …): the `default` answer, its `code` still
+ * a closed set, so a generated client's error union narrows on `code`.
+ */
+const FRAMEWORK_CODES: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'NOT_ACCEPTABLE', 'REQUEST_TIMEOUT',
+  'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'SERVICE_UNAVAILABLE']
 
 /** The 402 codes: a paid route answers each with the payment requirements (the PaymentRequired model). */
 export const PAYMENT_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(code => ERROR_CODES[code].status === 402)
@@ -62,18 +74,37 @@ function codesByStatus (operation: OperationId): Map<number, ErrorCode[]> {
     byStatus.set(409, [...byStatus.get(409) ?? [], 'PAYMENT_ALREADY_USED'])
     // The standard x402 flow: two payments in one request, and a settlement not confirmed in time or not payable.
     // BAD_REQUEST: a Host header the 402's resource URL cannot be built from.
-    byStatus.set(400, [...byStatus.get(400) ?? [], 'PAYMENT_FORMS_CONFLICT', 'BAD_REQUEST'])
+    byStatus.set(400, [...byStatus.get(400) ?? [], 'PAYMENT_FORMS_CONFLICT'])
+    // x402: a wallet whose payments failed at settlement too often.
+    byStatus.set(429, [...byStatus.get(429) ?? [], 'PAYER_BLOCKED'])
     byStatus.set(503, [...byStatus.get(503) ?? [], 'X402_SETTLEMENT_PENDING', 'X402_FEE_PAYER_UNFUNDED'])
   }
+  for (const [status, list] of byStatus) byStatus.set(status, [...new Set(list)])
   return byStatus
 }
 
 const errorModelId = (operation: OperationId, status: number) => `${pascal(operation)}Error${status}`
 
+const defaultModelId = (operation: OperationId) => `${pascal(operation)}ErrorDefault`
+
+/** The framework's codes an operation answers with a status it does not list. */
+function defaultCodes (operation: OperationId): ErrorCode[] {
+  const listed = codesByStatus(operation)
+  return FRAMEWORK_CODES.filter(code => !listed.has(ERROR_CODES[code].status))
+}
+
+function defaultModel (operation: OperationId): TSchema {
+  const codes = defaultCodes(operation)
+  const model = errorModel(defaultModelId(operation), ERROR_CODES[codes[0]].status, codes, `Error answered by ${operation} with a status it does not list`)
+  return { ...model, properties: { ...model.properties, statusCode: Type.Integer({ minimum: 400, maximum: 599, description: 'HTTP status, repeated' }) } }
+}
+
 /** Named error models of every operation and status (registered with the other models). */
-export const OPERATION_ERROR_MODELS: TSchema[] = (Object.keys(OPERATION_ERRORS) as OperationId[]).flatMap(operation =>
-  [...codesByStatus(operation)].map(([status, codes]) =>
-    errorModel(errorModelId(operation, status), status, codes, `Error answered by ${operation} with status ${status}`)))
+export const OPERATION_ERROR_MODELS: TSchema[] = (Object.keys(OPERATION_ERRORS) as OperationId[]).flatMap(operation => [
+  ...[...codesByStatus(operation)].map(([status, codes]) =>
+    errorModel(errorModelId(operation, status), status, codes, `Error answered by ${operation} with status ${status}`)),
+  defaultModel(operation)
+])
 
 /** The 402 body: x402 v1 payment requirements in the common error shape, with one of the payment codes. */
 export const PaymentRequiredCodes = codeEnum(PAYMENT_CODES)
@@ -92,11 +123,16 @@ export const HEADERS = {
     [PAYMENT_HEADERS.receipt]: header('x402 v1 receipt (proof headers or X-PAYMENT): base64 JSON { success, transaction, network, payer }'),
     'payment-response': header('x402 v2 receipt (PAYMENT-SIGNATURE): base64 JSON { success, transaction, network (CAIP-2), payer }')
   },
-  paymentRequired: { 'payment-required': header('x402 v2 PaymentRequired, base64 JSON (exact scheme, CAIP-2 network, amount, asset, payTo, extra.feePayer)') },
+  paymentRequired: { 'payment-required': header('x402 v2 PaymentRequired, base64 JSON (exact scheme, CAIP-2 network, amount, asset, payTo, extra.feePayer, extensions.bazaar)') },
+  /** On the answers of a paid route that refuse a payment (400, 409, 429, 503): the terms again. */
+  paymentRefused: { 'payment-required': header('when the answer refuses a payment: the x402 v2 PaymentRequired again, base64 JSON, its `error` the reason') },
   entityTag: { etag: header('entity tag of the body; send it back in If-None-Match to get a 304 while it is current') }
 }
 
-const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.rateLimit }
+/** What every answer carries (the rate-limit headers when rate limiting is on), a 304 included. */
+export const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.rateLimit }
+// Statuses a paid route's payment refusals come with (lib/delivery/http-challenges.ts): they carry PAYMENT-REQUIRED.
+const REFUSAL_STATUSES = new Set([400, 409, 429, 503])
 const RETRYABLE = new Set([409, 429, 503])
 
 /** One documented response: its description, headers and JSON body (by typed reference). */
@@ -109,7 +145,8 @@ export function errorResponses (operation: OperationId): Record<number, ReturnTy
   const responses: Record<number, ReturnType<typeof jsonResponse>> = {}
   for (const [status, codes] of codesByStatus(operation)) {
     const description = codes.map(code => ERROR_CODES[code].meaning).join('; ')
-    responses[status] = jsonResponse(Type.Ref(errorModelId(operation, status)), description, RETRYABLE.has(status) ? HEADERS.retryAfter : {})
+    const refusal = PAID_OPERATIONS.has(operation) && REFUSAL_STATUSES.has(status) ? HEADERS.paymentRefused : {}
+    responses[status] = jsonResponse(Type.Ref(errorModelId(operation, status)), description, { ...(RETRYABLE.has(status) ? HEADERS.retryAfter : {}), ...refusal })
   }
   return responses
 }
@@ -127,5 +164,6 @@ export function documented<T extends TSchema> (schema: T, description: string, h
 export const paymentRequiredResponse = (model: TSchema) =>
   jsonResponse(Type.Ref(model.$id as string), 'payment required or the payment was refused: pay with X-PAYMENT / PAYMENT-SIGNATURE (the requirements are in the body, v1, and the PAYMENT-REQUIRED header, v2), or pay on chain and repeat the request with proof headers', HEADERS.paymentRequired)
 
-/** Any status not listed (for example 404 NOT_FOUND for a path that matches no route), in the one error shape. */
-export const defaultResponse = (model: TSchema) => jsonResponse(Type.Ref(model.$id as string), 'any other error, in the one error shape')
+/** Any status the operation does not list (405 METHOD_NOT_ALLOWED, 415 …): the one error shape, its codes listed. */
+export const defaultResponse = (operation: OperationId) =>
+  jsonResponse(Type.Ref(defaultModelId(operation)), `any other error: ${defaultCodes(operation).join(', ')}`)

@@ -189,7 +189,47 @@ export const TokenAnalysis = Type.Object({
 }, {
   $id: 'TokenAnalysis',
   additionalProperties: false,
-  description: 'Security analysis of a token mint, from standard Solana RPC data only.'
+  description: 'Security analysis of a token mint, from standard Solana RPC data only.',
+  // What a buyer gets, for the document and the bazaar discovery metadata of the 402 (one example, checked against the model by the tests).
+  examples: [{
+    risk_score: 10,
+    authorities: {
+      mint_authority_disabled: false,
+      freeze_authority_disabled: false,
+      mint_authority: 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG',
+      freeze_authority: '7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwB8Lm2G'
+    },
+    summary: 'The mint authority can still create tokens. The freeze authority can freeze any holder\'s account. Known issuer: Circle (USDC).',
+    mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    network: 'mainnet-beta',
+    token_program: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+    decimals: 6,
+    supply: '8951367081035960',
+    holders: {
+      available: true,
+      slot: 348004023,
+      largest_share: 0.083114,
+      top10_share: 0.391785,
+      holder_count: null,
+      accounts: [{ address: '7VHUFJHWu2CuExkJcJrzhQPJ2oygupTWkL2A2For4BmE', amount: '743989345012000', share: 0.083114 }]
+    },
+    extensions: [],
+    metadata: {
+      source: 'metaplex',
+      address: '5x38Kp4hvdomTCnCrAny4UtMUt5rQBdB6px2K1Ui45Wq',
+      name: 'USD Coin',
+      symbol: 'USDC',
+      uri: '',
+      update_authority: '2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9',
+      mutable: true
+    },
+    issuer: { name: 'Circle', asset: 'USDC', trust_assumption: 'Circle can mint and freeze; the token is worth what Circle redeems it for.' },
+    risks: [
+      { code: 'MINT_AUTHORITY_ACTIVE', level: 'danger', weight: 5, message: 'Mint authority BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG can create new tokens at any time, diluting every holder.' },
+      { code: 'FREEZE_AUTHORITY_ACTIVE', level: 'danger', weight: 5, message: 'Freeze authority 7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwB8Lm2G can freeze any token account, leaving its holder unable to sell or move the tokens.' }
+    ],
+    slot: 348004023
+  }]
 })
 
 export type RiskBody = Static<typeof Risk>
@@ -201,3 +241,6 @@ export type TokenAnalysisBody = Static<typeof TokenAnalysis>
 
 /** `:address` of GET /api/analyze-token/:address and `address` of the analyze_token MCP tool. */
 export const MintToAnalyze = Type.String({ pattern: SolanaAddress.pattern, description: 'mint address (base58, 32 bytes)', examples: SolanaAddress.examples })
+
+/** Path parameters of GET /api/analyze-token/:address: the route's schema and its bazaar discovery metadata. */
+export const AnalyzeTokenParams = Type.Object({ address: MintToAnalyze })

@@ -3,6 +3,7 @@ import { perResourceUrl } from '../http/public-url.js'
 import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
 import { createChallengeBodies, type ChallengeBodies } from '../payment/challenge.js'
 import { paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../payment/requirements.js'
+import { withHttpDiscovery } from '../x402/discovery-extension.js'
 import { encodeHeaderJson, X402_HEADERS } from '../x402/payment-headers.js'
 import { refusalHeaders, type Refusal } from './refusal.js'
 
@@ -38,6 +39,8 @@ interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: 
  * recipient token account becomes known); the answer without payment is kept per resource URL.
  */
 export function createHttpChallenges (options: HttpChallengeOptions) {
+  // Every v2 PaymentRequired carries the product's bazaar discovery extension (issue #30).
+  const paymentRequired = (service: PaidServiceName, url: string, error: string) => withHttpDiscovery(options.paymentRequired(service, url, error), service)
   const challenges = new Map<PaidServiceName, ServiceChallenge>()
 
   function challengeOf (service: PaidServiceName): ServiceChallenge {
@@ -50,7 +53,7 @@ export function createHttpChallenges (options: HttpChallengeOptions) {
         recipientTokenAccount,
         bodies,
         unpaid: perResourceUrl(options.publicBaseUrl, UNPAID_ANSWERS_KEPT, (url): UnpaidAnswer => ({
-          paymentRequired: encodeHeaderJson(options.paymentRequired(service, url, X402_PAYMENT_REQUIRED)),
+          paymentRequired: encodeHeaderJson(paymentRequired(service, url, X402_PAYMENT_REQUIRED)),
           body: bodies.paymentRequiredAt(url)
         }))
       }
@@ -73,7 +76,7 @@ export function createHttpChallenges (options: HttpChallengeOptions) {
         headers: {
           ...CHALLENGE_HEADERS,
           ...refusalHeaders(refused),
-          [X402_HEADERS.paymentRequired]: encodeHeaderJson(options.paymentRequired(service, url, refused.message))
+          [X402_HEADERS.paymentRequired]: encodeHeaderJson(paymentRequired(service, url, refused.message))
         },
         body: challengeOf(service).bodies.refused({ code: refused.code as never, message: refused.message, details: refused.details }, refused.statusCode, requestId, url)
       }

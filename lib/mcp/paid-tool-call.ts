@@ -4,6 +4,7 @@ import type { DeliveryCore } from '../delivery/paid-delivery.js'
 import { requestKey } from '../delivery/request-key.js'
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
 import type { PaidServiceName } from '../payment/catalog.js'
+import { withToolDiscovery } from '../x402/discovery-extension.js'
 import type { X402Payments } from '../x402/x402-payments.js'
 import { documentResult, errorResult, paymentRequiredResult } from './tool-results.js'
 import { REDELIVERED_META_KEY, toolResourceUrl, X402_PAYMENT_RESPONSE_META_KEY } from './x402-meta.js'
@@ -64,7 +65,7 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
   return async function callPaidTool (call: PaidToolCall): Promise<CallToolResult> {
     const { service } = call
     const resource = toolResourceUrl(call.tool)
-    const askPayment = (why: string) => paymentRequiredResult(payments.paymentRequired(service, resource, why))
+    const askPayment = (why: string) => paymentRequiredResult(withToolDiscovery(payments.paymentRequired(service, resource, why), service))
     if (call.payload === undefined) {
       deps.countUnpaid(service)
       return askPayment(`PAYMENT_REQUIRED: ${call.tool} is paid; pay one of accepts and call again with the payment`)

@@ -2,8 +2,9 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import { SERVICE_VERSION } from '../../project.js'
-import type { OpenAPIV3 } from 'openapi-types'
-import { PAYMENT_SECURITY_SCHEMES, PROOF_HEADERS } from '../../schemas/payment.js'
+import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
+import { finishDocument } from '../../lib/manifest/openapi-discovery.js'
+import { productTerms } from '../../lib/manifest/payment-terms.js'
 
 // The one HTML document the service serves: the policies that matter to a page, on top of the API set.
 const DOCS_HEADERS = {
@@ -13,28 +14,18 @@ const DOCS_HEADERS = {
   'referrer-policy': 'no-referrer'
 }
 
-function withProofHeaderParameters (document: OpenAPIV3.Document): OpenAPIV3.Document {
-  const parameters = Object.entries(PROOF_HEADERS.properties).map(([name, schema]): OpenAPIV3.ParameterObject =>
-    ({ in: 'header', name, required: false, description: schema.description, schema: { type: 'string' } }))
-  for (const path of Object.values(document.paths)) {
-    const operation = path?.get
-    if (operation?.security?.some(requirement => 'paymentSignature' in requirement) === true) {
-      const present = new Set((operation.parameters ?? []).map(parameter => 'name' in parameter ? parameter.name : ''))
-      operation.parameters = [...operation.parameters ?? [], ...parameters.filter(parameter => !present.has(parameter.name))]
-    }
-  }
-  return document
-}
-
 /**
  * OpenAPI 3 document generated from the route schemas. Components are named after each
  * model's `$id` (not swagger's default `def-N`) so generated clients get readable types.
  */
 export default fp(async (fastify) => {
   const { PUBLIC_BASE_URL } = fastify.config
+  const base = PUBLIC_BASE_URL?.replace(/\/+$/, '')
+  const discovery = { products: productTerms(fastify.config), llmsTxtUrl: `${base ?? ''}/llms.txt` }
   await fastify.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      // 3.1: a null branch is `{ type: 'null' }`, which every generator renders (3.0's nullable enum broke orval).
+      openapi: '3.1.0',
       info: {
         title: 'token-merchant',
         version: SERVICE_VERSION,
@@ -44,15 +35,17 @@ export default fp(async (fastify) => {
       },
       // Where clients reach us: the public base URL when configured, otherwise relative to the
       // document itself (never the listen address, which behind a proxy is not reachable).
-      servers: [{ url: PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? '/' }],
-      // Free unless an operation says otherwise; paid operations name the proof headers.
+      servers: [{ url: base ?? '/' }],
+      // No authentication anywhere (every operation says so too, as crawlers want): payment is
+      // declared per operation with x-payment-info and the payment headers are parameters, so a
+      // generated client sends the one payment form it is given.
       security: [],
-      components: { securitySchemes: PAYMENT_SECURITY_SCHEMES },
       tags: [
         { name: 'discovery', description: 'Free: manifest and reputation' },
         { name: 'registry', description: 'Free: agents registered on chain' },
         { name: 'paid', description: 'Paid per request through x402' },
-        { name: 'ops', description: 'Health checks for operators' }
+        { name: 'ops', description: 'Health checks for operators' },
+        { name: 'mcp', description: 'The products and the free documents as MCP tools' }
       ]
     },
     refResolver: {
@@ -61,9 +54,7 @@ export default fp(async (fastify) => {
     // A route at its folder's root answers `/registry` and `/registry/`; the document names the
     // canonical path, the one the manifest links.
     transform: ({ schema, url }) => ({ schema, url: url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url }),
-    // @fastify/swagger drops header parameters that a security scheme names; paid operations list
-    // the proof headers as parameters too, so generated clients take them as typed header params.
-    transformObject: (documentObject) => withProofHeaderParameters((documentObject as { openapiObject: OpenAPIV3.Document }).openapiObject)
+    transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: OpenApi.Document }).openapiObject, discovery)
   })
   // The docs page runs its own scripts and styles only; nothing else may load or frame it, and it sends no referrer.
   await fastify.register(swaggerUi, {

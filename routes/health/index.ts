@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { HealthStatus } from '../../schemas/health.js'
-import { ErrorResponse } from '../../schemas/error.js'
 import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
 
 const RPC_STATE_MAX_AGE_MS = 5000
@@ -11,7 +10,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       operationId: 'getLiveness',
       tags: ['ops'],
       summary: 'The process is up',
-      response: { 200: documented(HealthStatus, 'the process answers'), ...errorResponses('getLiveness'), default: defaultResponse(ErrorResponse) }
+      response: { 200: documented(HealthStatus, 'the process answers'), ...errorResponses('getLiveness'), default: defaultResponse('getLiveness') }
     }
   }, async () => ({ status: 'ok' as const }))
 
@@ -27,7 +26,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         200: documented(HealthStatus, 'ready: `ok`, or `degraded` when an RPC is down (paid routes that need it answer 503 meanwhile)'),
         503: documented(HealthStatus, 'not ready: the process is shutting down (`checks.shutdown`), or the database does not answer'),
         ...errorResponses('getReadiness'),
-        default: defaultResponse(ErrorResponse)
+        default: defaultResponse('getReadiness')
       }
     }
   }, async (_request, reply) => {

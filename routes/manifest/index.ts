@@ -3,8 +3,7 @@ import { createManifestBuilder } from '../../lib/manifest/merchant-manifest.js'
 import { entityTag, noneMatchHits } from '../../lib/http/entity-tag.js'
 import { perPublicBase } from '../../lib/http/public-url.js'
 import { setFixedHeaders } from '../../plugins/app/response-headers.js'
-import { ErrorResponse } from '../../schemas/error.js'
-import { defaultResponse, documented, errorResponses, HEADERS } from '../../schemas/responses.js'
+import { COMMON_HEADERS, defaultResponse, documented, errorResponses, HEADERS } from '../../schemas/responses.js'
 import { Manifest } from '../../schemas/manifest.js'
 
 // Distinct base URLs (Host headers, without PUBLIC_BASE_URL) whose manifest text is kept.
@@ -37,9 +36,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Carries an ETag; a request whose If-None-Match names it is answered 304 without a body.',
       response: {
         200: documented(Manifest, 'the manifest', HEADERS.entityTag),
-        304: { description: 'the copy named in If-None-Match is current', headers: HEADERS.entityTag, type: 'null' },
+        304: { description: 'the copy named in If-None-Match is current', headers: { ...COMMON_HEADERS, ...HEADERS.entityTag }, type: 'null' },
         ...errorResponses('getManifest'),
-        default: defaultResponse(ErrorResponse)
+        default: defaultResponse('getManifest')
       }
     }
   }, (request, reply) => {

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorResponse } from '../../schemas/error.js'
 import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
 import { RegistryListing, RegistryQuery, type RegistryListingBody } from '../../schemas/registry.js'
 
@@ -10,7 +9,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['registry'],
       summary: 'Agents registered on the chain through the registry address, newest first',
       querystring: RegistryQuery,
-      response: { 200: documented(RegistryListing, 'the registered agents'), ...errorResponses('listRegistry'), default: defaultResponse(ErrorResponse) }
+      response: { 200: documented(RegistryListing, 'the registered agents'), ...errorResponses('listRegistry'), default: defaultResponse('listRegistry') }
     }
   }, async (request, reply) => {
     // Pre-serialized JSON text of the RegistryListing model: Fastify sends a string as it is.

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorResponse } from '../../schemas/error.js'
 import { defaultResponse, documented, errorResponses } from '../../schemas/responses.js'
 import { DEFAULT_REPUTATION_WINDOW, Reputation, ReputationQuery } from '../../schemas/reputation.js'
 
@@ -12,7 +11,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       description: '`success_rate` = deliveries / transactions, where transactions are the requests whose payment passed every check ' +
         'and was claimed. Free; computed on each call from aggregates of the audit log.',
       querystring: ReputationQuery,
-      response: { 200: documented(Reputation, 'the report for the window'), ...errorResponses('getReputation'), default: defaultResponse(ErrorResponse) }
+      response: { 200: documented(Reputation, 'the report for the window'), ...errorResponses('getReputation'), default: defaultResponse('getReputation') }
     }
   }, async (request) => fastify.reputation.report(request.query.window ?? DEFAULT_REPUTATION_WINDOW))
 }

@@ -61,7 +61,7 @@ t.test('the document is a contract: servers, license, every status with its code
   t.ok(document.tags.some((tag: { name: string }) => tag.name === 'registry'), 'the registry tag is declared')
 
   const price = document.paths['/api/fetch-price/{token}'].get
-  t.same(Object.keys(price.responses).sort(), ['200', '400', '402', '404', '409', '429', '500', '502', '503', '504', 'default'])
+  t.same(Object.keys(price.responses).sort(), ['200', '400', '402', '404', '409', '414', '429', '431', '500', '502', '503', '504', 'default'])
   t.same(document.components.schemas.FetchPriceError409.properties.code.enum ?? document.components.schemas.FetchPriceError409.properties.code.anyOf.map((c: { enum: string[] }) => c.enum[0]),
     ['AMBIGUOUS_SYMBOL', 'PAYMENT_IN_PROGRESS', 'PAYMENT_ALREADY_USED'], '409 lists exactly its codes')
   t.ok(document.components.schemas.Error.required.includes('requestId'), 'requestId is always sent')
@@ -69,12 +69,13 @@ t.test('the document is a contract: servers, license, every status with its code
   t.ok(price.responses['200'].headers['x-payment-response'], 'the receipt header is documented')
   t.ok(price.responses['503'].headers['retry-after'], 'Retry-After is documented')
   t.ok(price.responses['402'].headers['x-request-id'], 'x-request-id is documented')
-  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name), ['x-payment-wallet-signature', 'x-payment', 'payment-signature', 'x-payment-signature', 'x-payment-wallet'])
-  t.same(Object.keys(document.components.securitySchemes), ['paymentSignature', 'paymentWallet', 'x402PaymentV2', 'x402PaymentV1'])
+  t.same(price.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name).sort(),
+    ['payment-signature', 'x-payment', 'x-payment-signature', 'x-payment-wallet', 'x-payment-wallet-signature'], 'the payment headers are header parameters')
+  t.notOk(document.components.securitySchemes, 'and no security schemes: a generated client sends the one payment form it is given')
   t.ok(price.responses['402'].headers['payment-required'], 'the x402 v2 challenge header is documented')
   t.ok(price.responses['200'].headers['payment-response'], 'the x402 v2 receipt header is documented')
   t.same(document.components.schemas.FetchPriceError400.properties.code.anyOf?.map((c: { enum: string[] }) => c.enum[0]) ?? document.components.schemas.FetchPriceError400.properties.code.enum,
-    ['VALIDATION_ERROR', 'PAYMENT_FORMS_CONFLICT', 'BAD_REQUEST'], '400 lists exactly its codes')
+    ['VALIDATION_ERROR', 'BAD_REQUEST', 'PAYMENT_FORMS_CONFLICT'], '400 lists exactly its codes')
   const health = document.paths['/health/ready'].get.responses
   t.notMatch(JSON.stringify(health), /Default Response/, 'health answers are described')
 
@@ -101,4 +102,34 @@ t.test('a maintained OpenAPI linter (Redocly, recommended rules) finds no proble
     const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number, warnings: number }, problems: unknown[] }
     t.same(report.totals, { errors: 0, warnings: 0, ignored: 0 }, `servers ${JSON.stringify(env)}: ${JSON.stringify(report.problems)}`)
   }
+})
+
+t.test('the document speaks to crawlers and generators: guidance, payment info, no auth, decoded x402 headers, POST /mcp, closed error codes', async (t) => {
+  const app = await build(t)
+  const document = (await app.inject('/openapi.json')).json()
+  t.equal(document.openapi, '3.1.0')
+  t.match(document.info['x-guidance'], /PAYMENT-SIGNATURE.*x-payment-signature/s, 'info.x-guidance says how to pay')
+  t.equal(document['x-agentcash-guidance'].llmsTxtUrl, '/llms.txt', 'and links /llms.txt')
+  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { security?: unknown[], 'x-payment-info'?: unknown }>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      t.same(operation.security, [], `${method} ${path}: security: [] on the operation`)
+      t.equal(operation['x-payment-info'] !== undefined, path.startsWith('/api/'), `${method} ${path}: x-payment-info exactly on the paid operations`)
+    }
+  }
+  const price = document.paths['/api/fetch-price/{token}'].get
+  t.same(price.responses['402'].headers['payment-required'].schema.contentSchema, { $ref: '#/components/schemas/X402PaymentRequired' }, 'PAYMENT-REQUIRED links its decoded schema')
+  t.same(price.responses['200'].headers['payment-response'].schema.contentSchema, { $ref: '#/components/schemas/X402SettleResponse' }, 'PAYMENT-RESPONSE too')
+  t.same(price.parameters.find((p: { name: string }) => p.name === 'payment-signature').schema.contentSchema, { $ref: '#/components/schemas/X402PaymentPayload' }, 'and PAYMENT-SIGNATURE')
+  for (const status of ['400', '409', '429', '503']) t.ok(price.responses[status].headers['payment-required'], `a paid ${status} documents PAYMENT-REQUIRED (refusals carry it)`)
+  t.ok(document.paths['/.well-known/agent.json'].get.responses['304'].headers['x-request-id'], 'the 304 documents x-request-id')
+
+  const defaultCodes = document.components.schemas.FetchPriceErrorDefault.properties.code
+  t.ok((defaultCodes.anyOf ?? []).length > 0 || (defaultCodes.enum ?? []).length > 0, 'the default error lists its codes (a closed union)')
+  t.match(price.responses.default.description, /METHOD_NOT_ALLOWED/)
+
+  const mcp = document.paths['/mcp'].post
+  t.match(mcp, { operationId: 'mcp', security: [], requestBody: { required: true } }, 'POST /mcp is described')
+  t.ok(mcp.responses['200'].content['application/json'], 'as a JSON-RPC endpoint')
+  t.ok(document.components.schemas.JsonRpcRequest && document.components.schemas.JsonRpcResponse)
+  t.notOk(document.paths['/llms.txt'], '/llms.txt is a document, not an operation')
 })

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
 import { address } from '@solana/kit'
+import { passTemplateProbe } from '../../../lib/http/template-probe.js'
 import { checkMintInput } from '../../../lib/token-analysis/check-mint-input.js'
-import { ErrorResponse } from '../../../schemas/error.js'
 import { PaymentRequired } from '../../../schemas/payment.js'
-import { PAID_SECURITY, PROOF_HEADERS } from '../../../schemas/payment.js'
+import { PROOF_HEADERS } from '../../../schemas/payment.js'
 import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
-import { MintToAnalyze, TokenAnalysis } from '../../../schemas/token-analysis.js'
+import { AnalyzeTokenParams, TokenAnalysis } from '../../../schemas/token-analysis.js'
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { tokenAnalysis } = fastify
@@ -24,16 +23,18 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'it is paid on), and explains the score finding by finding. A malformed address is answered 400 ' +
         `before any payment is asked; a missing account on ${dataNetwork} (404) or an account that is not a mint (422) is ` +
         'found after payment, and leaves the proof unredeemed for another call; so does a data RPC that cannot answer (503).',
-      params: Type.Object({ address: MintToAnalyze }),
+      params: AnalyzeTokenParams,
       headers: PROOF_HEADERS,
-      security: PAID_SECURITY,
       response: {
         200: documented(TokenAnalysis, 'the analysis, paid for; the receipt is in x-payment-response', HEADERS.receipt),
         402: paymentRequiredResponse(PaymentRequired),
         ...errorResponses('analyzeToken'),
-        default: defaultResponse(ErrorResponse)
+        default: defaultResponse('analyzeToken')
       }
     },
+    // Validation failures are thrown by the preHandler, but for a crawler's request of the template
+    // itself (/api/analyze-token/%7Baddress%7D), which gets the 402 with the terms (lib/http/template-probe.ts).
+    attachValidation: true,
     // Before payment: the pattern lets through strings that do not decode to exactly 32 bytes,
     // and nobody should pay to learn that their address is malformed. A preHandler, ahead of the
     // payment gate's, rather than a preValidation hook: each hook stage costs every request
@@ -41,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     // needs no promise.
     preHandler: (request, _reply, done) => {
       try {
-        checkMintInput({ in: 'params', path: 'address', value: request.params.address })
+        if (!passTemplateProbe(request, 'address')) checkMintInput({ in: 'params', path: 'address', value: request.params.address })
         done()
       } catch (error) {
         done(error as Error)

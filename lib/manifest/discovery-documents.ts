@@ -1,0 +1,70 @@
+import type { X402WellKnownBody } from '../../schemas/discovery.js'
+import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
+import { X402_PAYMENT_META_KEY } from '../mcp/x402-meta.js'
+import { DISCOVERY_MODELS } from '../x402/discovery-extension.js'
+import { MCP_PATH } from './merchant-manifest.js'
+import { exampleUrl, type ProductTerms } from './payment-terms.js'
+
+/**
+ * The two discovery documents that are not the OpenAPI one: /.well-known/x402 for x402 crawlers
+ * and /llms.txt (llmstxt.org) for language models. Both from the terms every 402 carries.
+ */
+
+export interface DiscoveryDocuments {
+  wellKnown: (base: string) => X402WellKnownBody
+  llmsTxt: (base: string) => string
+}
+
+export function createDiscoveryDocuments (options: { name: string, description: string, products: ProductTerms[] }): DiscoveryDocuments {
+  const { products } = options
+  const instructions = `Each resource answers 402 with the terms in ${X402_HEADERS.paymentRequired.toUpperCase()} (x402 v2, exact scheme, Solana). ` +
+    `Pay with an x402 client (${X402_HEADERS.paymentV2.toUpperCase()} header) and repeat the request, or transfer the price to payTo and repeat it ` +
+    `with ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet}. Replace the path parameter to buy another token. ` +
+    'The OpenAPI document (/openapi.json) describes every operation; /llms.txt explains the service.'
+
+  const examples = (base: string) => products.map(product => exampleUrl(base, product, DISCOVERY_MODELS[product.service].example.params))
+
+  function llmsTxt (base: string): string {
+    const terms = products[0]
+    const product = (p: ProductTerms, url: string) =>
+      `- **${p.service}** — \`${p.method} ${p.openapiPath}\`, ${p.price} ${p.symbol} (${p.amount} base units) per call; MCP tool \`${p.tool}\`. ${p.description} Example: ${url}`
+    return [
+      `# ${options.name}`,
+      '',
+      `> ${options.description} Paid per request in ${terms.symbol} on Solana through x402 v2 (exact scheme); no account, no API key.`,
+      '',
+      '## Products',
+      '',
+      ...products.map((p, i) => product(p, examples(base)[i])),
+      '',
+      `Every product is paid to \`${terms.payTo}\` in the token \`${terms.asset}\` (${terms.decimals} decimals) on \`${terms.network.v2}\` (x402 v1 name \`${terms.network.v1}\`).`,
+      '',
+      '## How to pay',
+      '',
+      `1. Call the URL without payment: the answer is 402, the terms in the \`${X402_HEADERS.paymentRequired.toUpperCase()}\` header (base64 JSON x402 v2 PaymentRequired) and, for x402 v1 clients, in the body.`,
+      `2. x402 v2: build and sign the exact-scheme transfer of \`accepts[0]\` (fee payer: \`extra.feePayer\`, the merchant co-signs and pays the fee), repeat the request with \`${X402_HEADERS.paymentV2.toUpperCase()}\`; the document comes with \`${X402_HEADERS.responseV2.toUpperCase()}\` (the receipt). x402 v1 clients use \`X-PAYMENT\`.`,
+      `3. Or pay-then-prove: transfer the price to payTo yourself, then repeat the request with \`${PAYMENT_HEADERS.signature}\` (the transaction signature) and \`${PAYMENT_HEADERS.wallet}\` (the payer).`,
+      `4. MCP: \`POST ${base}${MCP_PATH}\` (JSON-RPC, streamable HTTP); a paid tool called without payment returns the PaymentRequired; call it again with the PaymentPayload in \`params._meta["${X402_PAYMENT_META_KEY}"]\`.`,
+      '',
+      'Send one payment form per request. Malformed input is refused (400) before any payment; a failure after payment charges nothing.',
+      '',
+      '## Docs',
+      '',
+      `- [OpenAPI document](${base}/openapi.json): every operation, status, header and error code; paid operations carry x-payment-info`,
+      `- [Merchant manifest](${base}/.well-known/agent.json): products, prices, payment address and network`,
+      `- [x402 discovery](${base}/.well-known/x402): the paid resources`,
+      `- [MCP endpoint](${base}${MCP_PATH}): the same products as MCP tools (POST only)`,
+      '',
+      '## Optional',
+      '',
+      `- [Reputation](${base}/reputation): success rate, failures and revenue from the audit log`,
+      `- [API docs](${base}/docs): the OpenAPI document rendered`,
+      ''
+    ].join('\n')
+  }
+
+  return {
+    wellKnown: base => ({ version: 1, resources: examples(base), instructions }),
+    llmsTxt
+  }
+}
