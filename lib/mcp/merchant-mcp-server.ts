@@ -1,6 +1,7 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { CallToolRequestSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { ListToolsRequestSchema, type CallToolResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
 import { validationError, type ErrorBody } from '../errors/error-body.js'
+import { JsonRpcError, RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND, toolCallParams } from './json-rpc.js'
 import type { MerchantTools } from './merchant-tools.js'
 import type { PaidToolCall } from './paid-tool-call.js'
 import type { ArgumentCheck } from './tool-arguments.js'
@@ -8,34 +9,43 @@ import { isMcpToolName, paidServiceOf, type McpToolName, type ToolListing } from
 import { documentResult, errorResult } from './tool-results.js'
 import { X402_PAYMENT_META_KEY } from './x402-meta.js'
 
-export interface MerchantMcpServerOptions {
-  info: { name: string, version: string, title?: string }
-  /** Built once per process (tool-catalog.ts). */
-  tools: readonly ToolListing[]
-  argumentChecks: ReadonlyMap<McpToolName, ArgumentCheck>
+/** What a tool call needs from the HTTP request that carries it. */
+export interface RequestTools {
   merchantTools: MerchantTools
   callPaidTool: (call: PaidToolCall) => Promise<CallToolResult>
   errorBodyOf: (error: unknown) => ErrorBody
+  /** The answer to tools/list (its schemas name the OpenAPI document's URL). */
+  tools: readonly ToolListing[]
+}
+
+export interface MerchantMcpServerOptions {
+  info: { name: string, version: string, title?: string }
+  argumentChecks: ReadonlyMap<McpToolName, ArgumentCheck>
+  /** The tools of the HTTP request being served: a server outlives its requests (plugins/app/mcp.ts keeps a pool). */
+  requestTools: () => RequestTools
   instructions?: string
 }
 
 /**
  * The merchant as an MCP server: tools/list and tools/call over the same services as the HTTP
- * routes. Tools are declared with the JSON Schemas derived from the routes' TypeBox models (the
- * SDK's registerTool takes zod schemas only, so the two handlers are set on the underlying server).
- * One server per HTTP request: the transport is stateless.
+ * routes, with the JSON Schemas derived from the routes' TypeBox models. tools/call is answered by
+ * the fallback handler, which gets the request unparsed: the SDK's own handler would answer a
+ * malformed call with -32603 and a zod dump, MCP asks for -32602 Invalid params.
  */
-export function createMerchantMcpServer (options: MerchantMcpServerOptions): McpServer {
-  const { merchantTools, argumentChecks, errorBodyOf } = options
-  const mcp = new McpServer(options.info, { capabilities: { tools: {} }, instructions: options.instructions })
+export function createMerchantMcpServer (options: MerchantMcpServerOptions): Server {
+  const { argumentChecks } = options
+  // listChanged false: the tools never change while the server runs, and a stateless server could not say so.
+  const server = new Server(options.info, { capabilities: { tools: { listChanged: false } }, instructions: options.instructions })
 
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...options.tools] }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...options.requestTools().tools] }))
 
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name } = request.params
+  async function callTool (request: JSONRPCRequest, signal: AbortSignal): Promise<CallToolResult> {
+    const params = toolCallParams(request.params)
+    const { name } = params
     // An unknown tool is a protocol error (MCP: -32602), not a tool result.
-    if (!isMcpToolName(name)) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool "${name}"`)
-    const args = request.params.arguments ?? {}
+    if (!isMcpToolName(name)) throw new JsonRpcError(RPC_INVALID_PARAMS, `Unknown tool "${name}"`)
+    const { merchantTools, errorBodyOf, callPaidTool } = options.requestTools()
+    const args = params.arguments ?? {}
     try {
       const problems = argumentChecks.get(name)?.(args) ?? []
       if (problems.length > 0) throw validationError(problems)
@@ -53,20 +63,25 @@ export function createMerchantMcpServer (options: MerchantMcpServerOptions): Mcp
       }
     }
     try {
-      return await options.callPaidTool({
+      return await callPaidTool({
         tool: name,
         service,
-        payload: request.params._meta?.[X402_PAYMENT_META_KEY],
+        payload: params._meta?.[X402_PAYMENT_META_KEY],
         arguments: args,
-        requestId: extra.requestId,
+        requestId: request.id,
         run: async () => await merchantTools.run(name, args),
-        signal: extra.signal
+        signal
       })
     } catch (error) {
-      // Not the SDK's JSON-RPC error, which would carry the internal message: the error body, logged.
+      // Not a JSON-RPC error, which would carry the internal message: the error body, logged.
       return errorResult(errorBodyOf(error))
     }
-  })
+  }
 
-  return mcp
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method === 'tools/call') return await callTool(request, extra.signal)
+    throw new JsonRpcError(RPC_METHOD_NOT_FOUND, 'Method not found')
+  }
+
+  return server
 }

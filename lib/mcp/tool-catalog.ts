@@ -8,7 +8,6 @@ import { RegistryListing, RegistryQuery } from '../../schemas/registry.js'
 import { Reputation, ReputationQuery } from '../../schemas/reputation.js'
 import { MintToAnalyze, TokenAnalysis } from '../../schemas/token-analysis.js'
 import { selfContainedSchema } from './json-schema.js'
-import { X402_PAYMENT_META_KEY } from './x402-meta.js'
 
 interface ToolEntry {
   title: string
@@ -24,37 +23,37 @@ interface ToolEntry {
 
 const closed = (properties: Record<string, TSchema>) => Type.Object(properties, { additionalProperties: false })
 
-/** The merchant's MCP tools: the HTTP products and the free documents, one entry each. */
+/** The merchant's MCP tools: the HTTP products and the free documents, one entry each. Summaries are read by a model: what it gets, no HTTP paths. */
 export const MCP_TOOLS = {
   fetch_price: {
     title: 'Token price',
-    summary: 'Price of a Solana token (symbol or mint) in USDC or another quote token, from Jupiter price v3 (the document of GET /api/fetch-price/:token).',
+    summary: 'Current price of a Solana token (symbol such as SOL, or mint address) in USDC or in another quote token given as vs, from Jupiter: price, USD price, both tokens and the time it was fetched.',
     input: closed({ token: TokenToPrice, vs: Type.Optional(QuoteToken) }),
     output: PriceResponse,
     service: 'fetch-price'
   },
   analyze_token: {
     title: 'Token security analysis',
-    summary: 'Security analysis of a token mint from on-chain data: authorities, Token-2022 extensions, holders, metadata and a 1-100 risk score (the document of GET /api/analyze-token/:address).',
+    summary: 'Security analysis of a Solana token mint from on-chain data: mint and freeze authorities, Token-2022 extensions, largest holders, metadata, and a 1-100 risk score with the findings behind it.',
     input: closed({ address: MintToAnalyze }),
     output: TokenAnalysis,
     service: 'analyze-token'
   },
   get_manifest: {
     title: 'Merchant manifest',
-    summary: 'The merchant manifest (/.well-known/agent.json): what it sells, at what price, paid to whom, and where.',
+    summary: 'What this merchant sells, at what price, paid to which address on which network, and where to call it.',
     input: closed({}),
     output: Manifest
   },
   get_reputation: {
     title: 'Merchant reputation',
-    summary: 'Trust signals from the audit log (GET /reputation): success rate, transactions, failures by code, payers, revenue, latency per service.',
+    summary: 'Trust signals from the merchant\'s own audit log over a window: success rate, transactions, failures by code, payers, revenue and latency per service.',
     input: closed(ReputationQuery.properties),
     output: Reputation
   },
   list_registry: {
     title: 'Agent registry',
-    summary: 'Agents registered on the chain through the registry address, newest first (GET /registry).',
+    summary: 'Agents registered on-chain in the merchant\'s registry, newest first, with their manifest URLs; filter by wallet or name.',
     input: closed(RegistryQuery.properties),
     output: RegistryListing
   }
@@ -77,13 +76,31 @@ export function paidServiceOf (name: McpToolName): PaidServiceName | undefined {
   return (MCP_TOOLS[name] as ToolEntry).service
 }
 
-/** The tool description: what it does and what it costs, from the one price table. */
+/** The tool description: what it returns and what it costs, from the one price table. */
 function describe (entry: ToolEntry, tokenSymbol: string): string {
   if (entry.service === undefined) return `${entry.summary} Free.`
   const price = PAID_SERVICES[entry.service].price
   return `${entry.summary} Costs ${formatTokenAmount(price)} ${tokenSymbol} (${price} base units) per call, paid through x402 ` +
-    '(exact scheme, Solana): called without payment it returns isError with the x402 PaymentRequired; call again with the ' +
-    `PaymentPayload in params._meta["${X402_PAYMENT_META_KEY}"]. Nothing is charged when the tool fails.`
+    '(exact, Solana): an unpaid call returns the x402 PaymentRequired, which an x402 MCP client pays. Nothing is charged when the tool fails.'
+}
+
+const sentence = (text: string) => text.trim().replace(/\.?$/, '.')
+
+/**
+ * A model's top level only: its type, required keys and the `propertyKeys` of each property. Only
+ * keywords are dropped, so whatever the full model accepts this accepts too; the rest is referenced
+ * in the OpenAPI document (the full schemas made tools/list ~40 KB of a model's context).
+ */
+function outline (model: TSchema, models: readonly TSchema[], openApiUrl: string, propertyKeys: readonly string[]): Record<string, unknown> {
+  const full = selfContainedSchema(model, models)
+  const brief = (node: Record<string, unknown>) => Object.fromEntries(propertyKeys.filter(key => node[key] !== undefined).map(key => [key, node[key]]))
+  const properties = full.properties as Record<string, Record<string, unknown>> | undefined
+  return {
+    ...(full.type === undefined ? {} : { type: full.type }),
+    ...(typeof model.$id === 'string' ? { description: `Full schema: ${openApiUrl}#/components/schemas/${model.$id}` } : {}),
+    ...(full.required === undefined ? {} : { required: full.required }),
+    ...(properties === undefined || propertyKeys.length === 0 ? {} : { properties: Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, brief(value)])) })
+  }
 }
 
 /**
@@ -91,12 +108,14 @@ function describe (entry: ToolEntry, tokenSymbol: string): string {
  * error shape (and for paid tools the x402 PaymentRequired). The SDK client validates
  * `structuredContent` against it even on errors, so the error branches are part of the contract.
  */
-function outputSchema (entry: ToolEntry, models: readonly TSchema[]) {
+function outputSchema (entry: ToolEntry, models: readonly TSchema[], openApiUrl: string) {
   const branches = [entry.output, ...(entry.service === undefined ? [] : [ToolPaymentRequired]), ErrorResponse]
+  const otherwise = entry.service === undefined ? 'the error body' : 'the error body or the x402 PaymentRequired'
   return {
     type: 'object' as const,
-    description: `${entry.output.description ?? 'the document'}; with isError: the error${entry.service === undefined ? '' : ' or the x402 PaymentRequired'}`,
-    anyOf: branches.map(branch => selfContainedSchema(branch, models))
+    description: `${sentence(entry.output.description ?? 'The document')} With isError: ${otherwise}.`,
+    // The error branches are the same in every tool: their required keys only.
+    anyOf: branches.map(branch => outline(branch, models, openApiUrl, branch === entry.output ? ['type', 'description'] : []))
   }
 }
 
@@ -109,8 +128,8 @@ export interface ToolListing {
   annotations: { readOnlyHint: true, openWorldHint: boolean }
 }
 
-/** The answer to tools/list, built once per process. */
-export function listTools (tokenSymbol: string, models: readonly TSchema[]): ToolListing[] {
+/** The answer to tools/list; output schemas point to the OpenAPI document at `openApiUrl` for what they leave out. */
+export function listTools (tokenSymbol: string, models: readonly TSchema[], openApiUrl: string): ToolListing[] {
   return (Object.keys(MCP_TOOLS) as McpToolName[]).map(name => {
     const entry: ToolEntry = MCP_TOOLS[name]
     return {
@@ -118,7 +137,7 @@ export function listTools (tokenSymbol: string, models: readonly TSchema[]): Too
       title: entry.title,
       description: describe(entry, tokenSymbol),
       inputSchema: selfContainedSchema(entry.input, models) as ToolListing['inputSchema'],
-      outputSchema: outputSchema(entry, models),
+      outputSchema: outputSchema(entry, models, openApiUrl),
       annotations: { readOnlyHint: true, openWorldHint: entry.service !== undefined }
     }
   })

@@ -1,3 +1,4 @@
+import { AppError, isAppError } from '../errors/app-error.js'
 import { validationError } from '../errors/error-body.js'
 import { parseTokenInput, TOKEN_INPUT_PATTERN } from './token-input.js'
 
@@ -21,6 +22,17 @@ export async function checkTokenInputs (prices: { resolveToken: (raw: string) =>
     if (typeof field.value !== 'string' || !TOKEN_INPUT.test(field.value)) continue
     const parsed = parseTokenInput(field.value)
     if (parsed.kind === 'invalid') throw validationError([{ in: field.in, path: field.path, message: parsed.reason }])
-    await prices.resolveToken(field.value)
+    try {
+      await prices.resolveToken(field.value)
+    } catch (error) {
+      throw namingField(error, field)
+    }
   }
+}
+
+/** A symbol refused as unknown or ambiguous names the argument it came in: the price service calls every symbol `token`. */
+function namingField (error: unknown, field: TokenInputField): unknown {
+  if (!isAppError(error) || field.path === 'token' || (error.code !== 'TOKEN_NOT_FOUND' && error.code !== 'AMBIGUOUS_SYMBOL')) return error
+  const { token: _token, ...details } = error.details ?? {}
+  return new AppError(error.code, `${field.path}: ${error.message}`, { details: { [field.path]: field.value, ...details }, headers: error.headers, cause: error })
 }

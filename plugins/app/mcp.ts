@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { FastifyError, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { AppError } from '../../lib/errors/app-error.js'
@@ -6,19 +7,29 @@ import { errorBody } from '../../lib/errors/error-body.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
 import { createManifestBuilder, MCP_PATH } from '../../lib/manifest/merchant-manifest.js'
-import { createMerchantMcpServer } from '../../lib/mcp/merchant-mcp-server.js'
+import { invalidRequestReason, jsonRpcErrorResponse, RPC_INVALID_REQUEST, RPC_PARSE_ERROR } from '../../lib/mcp/json-rpc.js'
+import { createMerchantMcpServer, type RequestTools } from '../../lib/mcp/merchant-mcp-server.js'
 import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
 import { createCallCancellation, MCP_SESSION_HEADER } from '../../lib/mcp/call-cancellation.js'
 import { createOriginPolicy, parseOriginList } from '../../lib/mcp/origin-policy.js'
 import { createPaidToolCaller } from '../../lib/mcp/paid-tool-call.js'
 import { compileArgumentChecks } from '../../lib/mcp/tool-arguments.js'
-import { listTools } from '../../lib/mcp/tool-catalog.js'
+import { listTools, type ToolListing } from '../../lib/mcp/tool-catalog.js'
 import { toolErrorBodies } from '../../lib/mcp/tool-errors.js'
 import { SERVICE_VERSION } from '../../project.js'
 import { MODELS } from '../../schemas/index.js'
 
 /** Messages of a batch that each count toward RATE_LIMIT_MAX. */
 const COUNTED_METHODS = new Set<unknown>(['tools/call', 'notifications/cancelled'])
+
+/** Idle MCP servers kept for the next requests (a server serves one transport at a time). */
+const IDLE_SERVERS = 32
+/** Tool lists kept, one per public base URL (the Host header names it when PUBLIC_BASE_URL is unset). */
+const TOOL_LISTS = 8
+
+/** Fastify's refusals of a body it could not read as JSON: JSON-RPC's parse error. */
+const UNREADABLE_JSON = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY'])
+const NOT_JSON_MESSAGE = 'Invalid Request: Content-Type must be application/json'
 
 /** Preflight of a browser MCP client: the methods and headers of the streamable HTTP transport. */
 const MCP_PREFLIGHT_HEADERS = {
@@ -34,11 +45,23 @@ const MCP_PREFLIGHT_HEADERS = {
  * transport and the free documents as free tools. GET and DELETE answer 405 as the transport
  * allows a stateless server to (no server-initiated stream, no session to end). The rate limit
  * applies as on every route (its onRequest hook is global); the Origin is checked against a fixed
- * list against DNS rebinding.
+ * list against DNS rebinding. A body that is not JSON-RPC 2.0 is answered in JSON-RPC (-32700,
+ * -32600), as MCP clients read it. The SDK's stateless transport serves one request only, so it is
+ * made per request; servers are pooled, and reach the request they serve through an
+ * AsyncLocalStorage.
  */
 export default fp(async (fastify) => {
   const { config, store } = fastify
-  const tools = listTools(config.PAYMENT_TOKEN_SYMBOL, MODELS)
+  const toolLists = new Map<string, ToolListing[]>()
+  function toolsFor (baseUrl: string): ToolListing[] {
+    let tools = toolLists.get(baseUrl)
+    if (tools === undefined) {
+      tools = listTools(config.PAYMENT_TOKEN_SYMBOL, MODELS, `${baseUrl}/openapi.json`)
+      if (toolLists.size >= TOOL_LISTS) toolLists.delete(toolLists.keys().next().value as string)
+      toolLists.set(baseUrl, tools)
+    }
+    return tools
+  }
   const argumentChecks = compileArgumentChecks()
   const manifest = createManifestBuilder(config)
   const originAllowed = createOriginPolicy({ allowed: parseOriginList(config.MCP_ALLOWED_ORIGINS) ?? [], publicBaseUrl: config.PUBLIC_BASE_URL })
@@ -65,15 +88,17 @@ export default fp(async (fastify) => {
     }
   }
 
-  function serverFor (request: FastifyRequest, reply: FastifyReply) {
+  /** What the tools need of the HTTP request carrying the call. */
+  function requestToolsOf (request: FastifyRequest, reply: FastifyReply): RequestTools {
     const errorBodyOf = toolErrorBodies(request, request.log)
+    const baseUrl = () => publicBaseUrl(request, config.PUBLIC_BASE_URL)
     const merchantTools = createMerchantTools({
       prices: fastify.prices,
       tokenAnalysis: fastify.tokenAnalysis,
       registry: fastify.registry,
       reputation: fastify.reputation,
       manifest
-    }, () => publicBaseUrl(request, config.PUBLIC_BASE_URL))
+    }, baseUrl)
     // The paid-delivery core and the failure limit are the HTTP door's: one client, one count.
     const callPaidTool = createPaidToolCaller({
       core: fastify.delivery,
@@ -87,8 +112,24 @@ export default fp(async (fastify) => {
       answered: whenAnswered(reply),
       cancelledHere: callerRef => cancellation.cancelledHere(callerRef)
     })
-    return createMerchantMcpServer({ info, tools, argumentChecks, merchantTools, callPaidTool, errorBodyOf, instructions })
+    let tools: ToolListing[] | undefined
+    return {
+      merchantTools,
+      callPaidTool,
+      errorBodyOf,
+      // A Host header that is not a valid host is refused when a schema would name it, as on HTTP.
+      get tools () { return (tools ??= toolsFor(baseUrl())) }
+    }
   }
+
+  const current = new AsyncLocalStorage<RequestTools>()
+  const requestTools = () => {
+    const tools = current.getStore()
+    if (tools === undefined) throw new Error('MCP request handled outside of its HTTP request')
+    return tools
+  }
+  const idle: Array<ReturnType<typeof createMerchantMcpServer>> = []
+  const takeServer = () => idle.pop() ?? createMerchantMcpServer({ info, argumentChecks, requestTools, instructions })
 
   // The global rate limit counts an HTTP request once; a JSON-RPC batch holds several calls, so each
   // tool call or cancel notice past the first counts too (the same counter and key as the global
@@ -110,8 +151,13 @@ export default fp(async (fastify) => {
       throw new AppError('RATE_LIMITED', `Rate limit of ${config.RATE_LIMIT_MAX} requests per ${seconds} s exceeded: each tool call or cancel notice of a batch counts as a request`,
         { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
     }
+    if (request.headers['content-type']?.split(';')[0].trim().toLowerCase() !== 'application/json') {
+      return await reply.code(415).send(jsonRpcErrorResponse(RPC_INVALID_REQUEST, NOT_JSON_MESSAGE))
+    }
+    const invalid = invalidRequestReason(request.body)
+    if (invalid !== undefined) return await reply.code(400).send(jsonRpcErrorResponse(RPC_INVALID_REQUEST, invalid))
     await cancellation.cancelNoticed(request.headers[MCP_SESSION_HEADER], request.body)
-    const server = serverFor(request, reply)
+    const server = takeServer()
     // A session id names this client's calls, so its cancel notices can find them (stateless otherwise).
     if (cancellation.initializes(request.body)) reply.header(MCP_SESSION_HEADER, cancellation.newSessionId())
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
@@ -121,13 +167,15 @@ export default fp(async (fastify) => {
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value !== undefined) reply.raw.setHeader(name, value)
     }
+    // The answer is out: the transport is spent, the server goes back to the pool.
     reply.raw.on('close', () => {
-      transport.close().catch(() => {})
-      server.close().catch(() => {})
+      transport.close().then(() => {
+        if (server.transport === undefined && idle.length < IDLE_SERVERS) idle.push(server)
+      }, () => {})
     })
     try {
       await server.connect(transport)
-      await transport.handleRequest(request.raw, reply.raw, request.body)
+      await current.run(requestToolsOf(request, reply), async () => await transport.handleRequest(request.raw, reply.raw, request.body))
     } catch (error) {
       request.log.error({ error: loggableError(error) }, 'MCP transport failed')
       if (!reply.raw.headersSent) {
@@ -142,8 +190,15 @@ export default fp(async (fastify) => {
       { headers: { allow: 'POST, OPTIONS' } })
   }
 
+  /** A body Fastify could not read as JSON (or without a Content-Type): JSON-RPC's errors; every other error keeps the common error shape. */
+  function parseErrors (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send(jsonRpcErrorResponse(RPC_INVALID_REQUEST, NOT_JSON_MESSAGE))
+    if (!UNREADABLE_JSON.has(error.code)) throw error
+    return reply.code(400).send(jsonRpcErrorResponse(RPC_PARSE_ERROR, 'Parse error: the body is not valid JSON'))
+  }
+
   const hidden = { hide: true }
-  fastify.post(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, handlePost)
+  fastify.post(MCP_PATH, { schema: hidden, onRequest: checkOrigin, errorHandler: parseErrors }, handlePost)
   fastify.get(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, methodNotAllowed)
   fastify.delete(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, methodNotAllowed)
   fastify.options(MCP_PATH, { schema: hidden, onRequest: checkOrigin }, async (_request, reply) => reply.code(204).headers(MCP_PREFLIGHT_HEADERS).send())

@@ -32,14 +32,20 @@ t.test('selfContainedSchema inlines every model reference, drops $id and TypeBox
 })
 
 t.test('every tool schema of the catalogue resolves against the registered models', async t => {
-  const tools = listTools('USDC', MODELS)
+  const tools = listTools('USDC', MODELS, 'https://merchant.example/openapi.json')
   t.equal(tools.length, 5)
+  t.ok(JSON.stringify({ tools }).length < 12_000, 'tools/list under 12 KB: a model reads it whole')
   for (const tool of tools) {
     t.equal(tool.inputSchema.type, 'object', `${tool.name} input`)
     t.equal(tool.outputSchema.type, 'object', `${tool.name} output`)
     t.notMatch(JSON.stringify(tool), /"\$(ref|id)"/, `${tool.name}: nothing left to resolve`)
   }
   t.match(tools.find(tool => tool.name === 'fetch_price'), { annotations: { readOnlyHint: true, openWorldHint: true } })
+  const analysis = tools.find(tool => tool.name === 'analyze_token')!
+  t.equal(analysis.outputSchema.description, 'Security analysis of a token mint, from standard Solana RPC data only. With isError: the error body or the x402 PaymentRequired.')
+  t.match((analysis.outputSchema.anyOf as Array<{ description?: string }>)[0].description, /^Full schema: https:\/\/merchant\.example\/openapi\.json#\/components\/schemas\/TokenAnalysis$/,
+    'the top level is kept; the rest is in the OpenAPI document')
+  for (const tool of tools) t.notMatch(tool.description, /GET |\/api\/|_meta|\/\.well-known/, `${tool.name}: written for a model, no HTTP paths`)
 })
 
 t.test('MCP_ALLOWED_ORIGINS: *, empty, or http(s) origins without a path', async t => {

@@ -27,7 +27,7 @@ t.test('POST /mcp: stateless JSON answers with the fixed headers and a request i
   t.equal(res.headers.get('x-request-id'), 'mcp-test-1')
   t.equal(res.headers.get('x-content-type-options'), 'nosniff')
   const body = await res.json()
-  t.match(body, { jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'token-merchant' }, capabilities: { tools: {} } } })
+  t.match(body, { jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'token-merchant' }, capabilities: { tools: { listChanged: false } } } })
 })
 
 t.test('GET and DELETE /mcp: 405 in the common error shape (no stream, no session)', async t => {
@@ -40,15 +40,14 @@ t.test('GET and DELETE /mcp: 405 in the common error shape (no stream, no sessio
   }
 })
 
-t.test('what Fastify refuses itself keeps the common error shape', async t => {
+t.test('a body MCP cannot read is answered in JSON-RPC; one too large keeps the common error shape', async t => {
   const url = await listen(await build(t))
   const garbled = await post(url, '{"jsonrpc": "2.0", "id": ')
   t.equal(garbled.status, 400)
-  t.match(await garbled.json(), { statusCode: 400, code: 'BAD_REQUEST', requestId: String })
-  // A body Fastify can read but MCP cannot is the transport's to refuse, in JSON-RPC as MCP clients expect.
+  t.match(await garbled.json(), { jsonrpc: '2.0', id: null, error: { code: -32700 } })
   const text = await post(url, 'hello', { 'content-type': 'text/plain' })
   t.equal(text.status, 415)
-  t.match(await text.json(), { jsonrpc: '2.0', error: { code: -32000, message: /Content-Type must be application\/json/ } })
+  t.match(await text.json(), { jsonrpc: '2.0', error: { code: -32600, message: /Content-Type must be application\/json/ } })
   const big = await post(url, { ...initialize, padding: 'x'.repeat(20_000) })
   t.equal(big.status, 413)
   t.match(await big.json(), { code: 'PAYLOAD_TOO_LARGE' })

@@ -1,0 +1,68 @@
+/** JSON-RPC 2.0 error codes MCP uses. */
+export const RPC_PARSE_ERROR = -32700
+export const RPC_INVALID_REQUEST = -32600
+export const RPC_METHOD_NOT_FOUND = -32601
+export const RPC_INVALID_PARAMS = -32602
+
+/**
+ * An error a request handler throws to answer a JSON-RPC error: the SDK sends `code`, `message` and
+ * `data` as they are (its McpError would prefix the message with "MCP error <code>: ").
+ */
+export class JsonRpcError extends Error {
+  constructor (readonly code: number, message: string, readonly data?: unknown) {
+    super(message)
+    this.name = 'JsonRpcError'
+  }
+}
+
+/** A JSON-RPC 2.0 error response with no request to answer (id null), as the spec asks for a body it cannot read. */
+export function jsonRpcErrorResponse (code: number, message: string): { jsonrpc: '2.0', id: null, error: { code: number, message: string } } {
+  return { jsonrpc: '2.0', id: null, error: { code, message } }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isId = (value: unknown) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
+
+/** Why one message is not a JSON-RPC 2.0 request, notification or response; undefined when it is one. */
+function messageProblem (message: unknown): string | undefined {
+  if (!isObject(message)) return 'a message must be a JSON object'
+  if (message.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"'
+  if ('method' in message) {
+    if (typeof message.method !== 'string') return 'method must be a string'
+    if ('id' in message && !isId(message.id)) return 'id must be a string or a number'
+    if ('params' in message && !isObject(message.params) && !Array.isArray(message.params)) return 'params must be an object'
+    return undefined
+  }
+  if (!isId(message.id) && message.id !== null) return 'a message needs a method, or an id with a result or an error'
+  return 'result' in message || 'error' in message ? undefined : 'a response needs a result or an error'
+}
+
+/**
+ * Why a POST body is not JSON-RPC 2.0 (one message or a non-empty batch of them): -32600 Invalid
+ * Request, answered before the SDK transport (which calls such a body a parse error, and answers
+ * an empty batch with nothing). Undefined when the body is well-formed.
+ */
+export function invalidRequestReason (body: unknown): string | undefined {
+  if (Array.isArray(body)) {
+    if (body.length === 0) return 'Invalid Request: an empty batch'
+    const problem = body.map(messageProblem).find(found => found !== undefined)
+    return problem === undefined ? undefined : `Invalid Request: ${problem} (in a batch)`
+  }
+  const problem = messageProblem(body)
+  return problem === undefined ? undefined : `Invalid Request: ${problem}`
+}
+
+export interface ToolCallParams {
+  name: string
+  arguments?: Record<string, unknown>
+  _meta?: Record<string, unknown>
+}
+
+/** The params of a tools/call request as MCP defines them, or -32602 Invalid params saying what is wrong. */
+export function toolCallParams (params: unknown): ToolCallParams {
+  if (!isObject(params)) throw new JsonRpcError(RPC_INVALID_PARAMS, 'Invalid params: tools/call needs params { name, arguments }')
+  if (typeof params.name !== 'string') throw new JsonRpcError(RPC_INVALID_PARAMS, 'Invalid params: params.name must be the tool name, a string')
+  if (params.arguments !== undefined && !isObject(params.arguments)) throw new JsonRpcError(RPC_INVALID_PARAMS, 'Invalid params: params.arguments must be an object')
+  if (params._meta !== undefined && !isObject(params._meta)) throw new JsonRpcError(RPC_INVALID_PARAMS, 'Invalid params: params._meta must be an object')
+  return params as unknown as ToolCallParams
+}
