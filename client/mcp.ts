@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Type, type Static } from '@sinclair/typebox'
 import type { TransactionSigner } from '@solana/kit'
 import { x402Client as X402Client } from '@x402/core/client'
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import { V1_TO_V2_NETWORK_MAP } from '@x402/svm'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { formatTokenAmount } from '../lib/payment/catalog.js'
@@ -18,7 +18,7 @@ import { parseHttpUrl } from './http.js'
 const CLIENT_INFO = { name: 'token-merchant-client', version: '1.0.0' }
 
 /** An x402 v2 PaymentRequired as a paid tool returns it (the fields the client relies on). */
-const ToolPaymentRequiredShape = Type.Object({
+export const ToolPaymentRequiredShape = Type.Object({
   x402Version: Type.Literal(2),
   error: Type.Optional(Type.String()),
   resource: Type.Object({ url: Type.String() }),
@@ -34,7 +34,7 @@ const ToolPaymentRequiredShape = Type.Object({
 })
 
 /** The SettlementResponse in a paid result's `_meta["x402/payment-response"]`. */
-const SettlementShape = Type.Object({
+export const SettlementShape = Type.Object({
   success: Type.Boolean(),
   transaction: Type.String(),
   network: Type.String(),
@@ -90,7 +90,8 @@ export async function connectMerchantMcp (mcpUrl: string): Promise<Client> {
   return client
 }
 
-function structured (result: CallToolResult): Record<string, unknown> | undefined {
+/** A tool result's JSON document: structuredContent, or the JSON text of its first content item. */
+export function structured (result: CallToolResult): Record<string, unknown> | undefined {
   if (result.structuredContent !== undefined) return result.structuredContent
   const first = result.content[0]
   if (first?.type !== 'text') return undefined
@@ -101,12 +102,12 @@ function structured (result: CallToolResult): Record<string, unknown> | undefine
   }
 }
 
-function isPaymentRequired (document: Record<string, unknown> | undefined): boolean {
+export function isPaymentRequired (document: Record<string, unknown> | undefined): boolean {
   return document !== undefined && 'x402Version' in document && 'accepts' in document
 }
 
 /** The stable code at the start of a PaymentRequired `error` ("PAYMENT_ALREADY_USED: ..."). */
-function codeOf (error: string | undefined): string | undefined {
+export function codeOf (error: string | undefined): string | undefined {
   return /^([A-Z][A-Z0-9_]+):/.exec(error ?? '')?.[1]
 }
 
@@ -163,7 +164,7 @@ export function toolCallFor (url: string, manifest: Manifest): { service: Manife
  * The requirement the client pays (the first exact one on Solana), compared with the manifest's
  * terms (recipient, mint, network, this service's price), then with the spending limit.
  */
-function checkToolRequirement (required: PaymentRequired, manifest: Manifest, service: ManifestService, maxPrice: bigint | undefined) {
+export function checkToolRequirement (required: PaymentRequired, manifest: Manifest, service: ManifestService, maxPrice: bigint | undefined) {
   const requirement = required.accepts.find(r => r.scheme === 'exact' && r.network.startsWith('solana:'))
   if (requirement === undefined) {
     throw new BuyerError('REQUIREMENTS_MISMATCH', `${service.name} accepts no "exact" payment on Solana`, { problems: required.accepts.map(r => `${r.scheme} on ${r.network}`) })
@@ -185,8 +186,25 @@ function checkToolRequirement (required: PaymentRequired, manifest: Manifest, se
   return { requirement, price }
 }
 
+/**
+ * The PaymentPayload for one checked requirement, built by the official x402 client (`exact` on
+ * Solana: a transfer the buyer signs, the merchant sends as fee payer), named with a fresh
+ * payment-identifier; the client's own spend control caps it at the requirement's amount.
+ */
+export async function buildToolPayment (required: PaymentRequired, requirement: PaymentRequirements, signer: TransactionSigner, rpcUrl: string): Promise<PaymentPayload> {
+  const network = requirement.network as `${string}:${string}`
+  const payer = withPaymentIdentifier(new X402Client())
+    .register(network, new ExactSvmScheme(signer, { rpcUrl }))
+    .setSpendControls({ maxAmountPerPayment: false, allowedAssets: [{ network, asset: requirement.asset, maxAmountPerPayment: requirement.amount }] })
+  try {
+    return await payer.createPaymentPayload({ ...required, accepts: [requirement] })
+  } catch (error) {
+    throw new BuyerError('PAYMENT_SEND_FAILED', `the x402 client could not build the payment: ${(error as Error).message}; nothing was paid`, {}, { cause: error })
+  }
+}
+
 /** Refusals after which the same payment is worth sending again: nothing moved, the merchant is busy. */
-const RETRYABLE = new Set(['PAYMENT_IN_PROGRESS', 'RPC_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'SETTLEMENT_PENDING'])
+export const RETRYABLE = new Set(['PAYMENT_IN_PROGRESS', 'RPC_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'SETTLEMENT_PENDING'])
 
 const sleep = async (ms: number) => await new Promise(resolve => setTimeout(resolve, ms))
 
@@ -225,16 +243,7 @@ export async function buyViaMcp<T = unknown> (client: Client, url: string, optio
   })
   onStep?.({ type: 'requirements-accepted', service: call.service.name, amount: price, maxPrice: options.maxPrice })
 
-  // The official x402 client builds the payment; its own spend control caps it at the checked price.
-  const payer = withPaymentIdentifier(new X402Client())
-    .register(requirement.network as `${string}:${string}`, new ExactSvmScheme(options.signer, { rpcUrl: options.rpcUrl }))
-    .setSpendControls({ maxAmountPerPayment: false, allowedAssets: [{ network: requirement.network as `${string}:${string}`, asset: requirement.asset, maxAmountPerPayment: price.toString() }] })
-  let payload: PaymentPayload
-  try {
-    payload = await payer.createPaymentPayload({ ...required, accepts: [requirement] })
-  } catch (error) {
-    throw new BuyerError('PAYMENT_SEND_FAILED', `the x402 client could not build the payment: ${(error as Error).message}; nothing was paid`, {}, { cause: error })
-  }
+  const payload = await buildToolPayment(required, requirement, options.signer, options.rpcUrl)
   onStep?.({ type: 'payment-signed', payer: options.signer.address })
 
   const retries = options.retries ?? 3

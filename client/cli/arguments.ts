@@ -52,6 +52,24 @@ const COMMANDS = {
       '      --via mcp buys the same product through the merchant\'s MCP tool, paid with x402 (the merchant sends the transfer)',
     example: 'token-merchant buy http://localhost:3000/api/fetch-price/SOL --keypair buyer.json --max-price 50000'
   },
+  mcp: {
+    positionals: [],
+    options: {
+      merchant: { type: 'string' },
+      keypair: { type: 'string' },
+      'max-price': { type: 'string' },
+      budget: { type: 'string' },
+      ledger: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      rpc: { type: 'string' }
+    },
+    usage: 'mcp --merchant <manifest or MCP URL> --keypair <file> [--max-price <base units per call>] [--budget <base units per day>]\n' +
+      '      [--ledger <file>] [--dry-run] [--rpc <url>]\n' +
+      '      a paying MCP server on stdio for an MCP host: the merchant\'s tools, x402 payments made within the limits\n' +
+      '      (the daily budget is kept in the ledger, default ~/.token-merchant/mcp-ledger.json); --dry-run prices calls without\n' +
+      '      paying; every flag also as TOKEN_MERCHANT_MCP_<FLAG> (TOKEN_MERCHANT_MCP_MAX_PRICE, ...); logs go to stderr',
+    example: 'token-merchant mcp --merchant http://localhost:3000 --keypair buyer.json --max-price 100000 --budget 1000000'
+  },
   register: {
     positionals: [],
     options: {

@@ -22,6 +22,8 @@ export interface CommandOutcome {
   text: string
   /** The exit code when it is not 0 though the command ran (check-config found problems). */
   exitCode?: number
+  /** Nothing to print: stdout carried a protocol (mcp). */
+  quiet?: boolean
 }
 
 /** Prints a progress line for a person (stderr); silent under --json. */
@@ -214,4 +216,12 @@ const checkConfig: Command = async (args) => {
   return { result: report, text: formatConfigCheck(report), ...(report.ok ? {} : { exitCode: EXIT.USAGE }) }
 }
 
-export const HANDLERS: Record<CommandName, Command> = { registry, manifest, reputation, buy: buyCommand, register, keygen, 'check-config': checkConfig }
+/** The paying MCP bridge on stdio; its log lines go to stderr whatever --json says, stdout is the protocol. */
+const mcp: Command = async (args) => {
+  const { bridgeOptions } = await import('../mcp-bridge/options.js')
+  const { runBridge } = await import('../mcp-bridge/run-bridge.js')
+  await runBridge(bridgeOptions(args), line => { process.stderr.write(`${line}\n`) })
+  return { result: null, text: '', quiet: true }
+}
+
+export const HANDLERS: Record<CommandName, Command> = { registry, manifest, reputation, buy: buyCommand, mcp, register, keygen, 'check-config': checkConfig }

@@ -30,8 +30,8 @@ function tidy (message: string): string {
  * stdout (text, or one JSON document with --json); progress and errors to stderr, never a stack trace.
  */
 export async function run (argv: string[], streams: CliStreams = PROCESS_STREAMS): Promise<number> {
-  // Known before parsing, so a usage error is a JSON document too.
-  const json = argv.includes('--json')
+  // Known before parsing, so a usage error is a JSON document too; never for mcp, whose stdout is the protocol.
+  const json = argv.includes('--json') && argv[0] !== 'mcp'
   let command: CommandName | undefined
   try {
     const invocation = parseInvocation(argv)
@@ -41,7 +41,8 @@ export async function run (argv: string[], streams: CliStreams = PROCESS_STREAMS
     }
     command = invocation.command
     const progress = json ? () => {} : (line: string) => { streams.stderr(`${line}\n`) }
-    const { result, text, exitCode = EXIT.OK } = await HANDLERS[command](invocation.args, progress)
+    const { result, text, exitCode = EXIT.OK, quiet = false } = await HANDLERS[command](invocation.args, progress)
+    if (quiet) return exitCode
     streams.stdout(json ? `${toJson({ ok: exitCode === EXIT.OK, command, result })}\n` : `${text}\n`)
     return exitCode
   } catch (error) {
