@@ -47,8 +47,8 @@ async function startBridge (t: Test, flags: string[], env: Record<string, string
 
 const text = (result: CallToolResult) => result.content.map(item => item.type === 'text' ? item.text : '').join('\n')
 
-t.test('tools listed with their prices and the buyer\'s limits; free tools pass through', async t => {
-  const buyer = await buyerFile(t, 0n)
+t.test('tools listed with their prices and the buyer\'s limits; free tools pass through; the analysis bought', async t => {
+  const buyer = await buyerFile(t, 100_000n)
   const { client, log } = await startBridge(t, ['--merchant', m.url, '--keypair', buyer.path, '--rpc', m.paid.chain.url, '--max-price', '100000', '--budget', '1000000', '--ledger', join(t.testdirName, 'ledger.json')])
   const { tools } = await client.listTools()
   const byName = new Map(tools.map(tool => [tool.name, tool.description ?? '']))
@@ -60,6 +60,14 @@ t.test('tools listed with their prices and the buyer\'s limits; free tools pass 
   t.match(manifest, { structuredContent: { payment_address: m.paid.merchant.address } })
   await t.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), { code: -32602, message: /Unknown tool "no_such_tool"/ })
   t.match(log(), /token-merchant mcp: token-merchant at http:\/\/127\.0\.0\.1:\d+\/mcp; buyer /, 'logs on stderr')
+
+  const before = await m.merchantBalance()
+  const analysis = await client.callTool({ name: 'analyze_token', arguments: { address: m.paid.mint } }) as CallToolResult
+  t.notOk(analysis.isError, text(analysis))
+  t.match(analysis.structuredContent, { mint: m.paid.mint, risk_score: Number })
+  t.match(text(analysis), /Paid 0\.1 USDC \(100000 base units\); transaction /)
+  t.equal(await m.merchantBalance() - before, 100_000n)
+  t.equal(await m.tokenBalance(buyer.address), 0n)
 })
 
 t.test('paid calls within the limits pay once each; beyond them nothing is paid, and the day\'s budget survives a restart', async t => {
