@@ -29,6 +29,7 @@ const dayOf = (now: Date) => now.toISOString().slice(0, 10)
 export class BudgetExceeded extends Error {
   constructor (readonly spentToday: bigint, readonly budget: bigint) {
     super(`daily budget: ${spentToday} of ${budget} base units already spent today (UTC)`)
+    this.name = 'BudgetExceeded'
   }
 }
 
