@@ -104,7 +104,13 @@ export function createBridgeServer (deps: BridgeDeps): Server {
   }
 
   async function callTool (name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const first = await upstream.callTool({ name, arguments: args }).catch(passOn) as CallToolResult
+    let first: CallToolResult
+    try {
+      first = await upstream.callTool({ name, arguments: args }) as CallToolResult
+    } catch (error) {
+      if (error instanceof McpError) passOn(error)
+      return toolError(`MERCHANT_UNREACHABLE: ${name} got no answer from the merchant (${(error as Error).message}); nothing was paid.`)
+    }
     const challenge = structured(first)
     if (first.isError !== true || !isPaymentRequired(challenge)) return first
     const required = parseDocument(ToolPaymentRequiredShape, challenge, `the PaymentRequired of ${name}`) as PaymentRequired

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -9,6 +10,7 @@ import t, { type Test } from 'tap'
 import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { PROJECT_ROOT } from '../../project.js'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
+import { build } from '../helper.js'
 
 // The bridge driven as an MCP host drives it: the SDK's client spawns `token-merchant mcp` over
 // stdio; the bridge buys from a real merchant on the local chain.
@@ -135,6 +137,33 @@ t.test('a merchant refusal becomes a clear tool error; the budget hold is given 
   t.equal(await m.merchantBalance(), before)
   t.equal(await m.tokenBalance(buyer.address), 10n)
   t.match(JSON.parse(readFileSync(ledger, 'utf8')), { spent: { [today()]: '0' }, payments: [] })
+})
+
+t.test('given an MCP URL (any x402 MCP server, no manifest): it pays what the tool asks; a merchant gone is a tool error', async t => {
+  const buyer = await buyerFile(t, 1_000_000n)
+  const { client } = await startBridge(t, ['--merchant', `${m.url}/mcp`, '--keypair', buyer.path, '--rpc', m.paid.chain.url, '--ledger', join(t.testdirName, 'ledger.json')])
+  const fetchPrice = (await client.listTools()).tools.find(tool => tool.name === 'fetch_price')
+  t.match(fetchPrice?.description, /Paid automatically\.$/)
+  t.notMatch(fetchPrice?.description, /Price: /, 'no manifest, no price table')
+  const before = await m.merchantBalance()
+  const bought = await client.callTool({ name: 'fetch_price', arguments: { token: 'SOL' } }) as CallToolResult
+  t.notOk(bought.isError, text(bought))
+  t.match(text(bought), /Paid 50000 base units; transaction /)
+  t.equal(await m.merchantBalance() - before, 50_000n)
+})
+
+t.test('a merchant gone after the bridge started: a tool error, nothing paid', async t => {
+  // Outside t.testdir(), which build() claims for the merchant's database.
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-bridge-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeKeypairFile(join(dir, 'buyer.json'))
+  const gone = await build(t)
+  const goneUrl = await gone.listen({ port: 0, host: '127.0.0.1' })
+  const orphan = await startBridge(t, ['--merchant', `${goneUrl}/mcp`, '--keypair', join(dir, 'buyer.json'), '--ledger', join(dir, 'ledger.json')])
+  await gone.close()
+  const unreachable = await orphan.client.callTool({ name: 'get_manifest', arguments: {} }) as CallToolResult
+  t.equal(unreachable.isError, true)
+  t.match(text(unreachable), /^MERCHANT_UNREACHABLE: get_manifest got no answer from the merchant .*; nothing was paid\.$/)
 })
 
 t.test('usage errors name the flag and its variable, on stderr', async t => {
