@@ -167,14 +167,16 @@ export default fp(async (fastify) => {
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value !== undefined) reply.raw.setHeader(name, value)
     }
-    // The answer is out: the transport is spent, the server goes back to the pool.
+    const connecting = server.connect(transport)
+    // The answer is out (or the client left): the transport is spent, the server goes back to the
+    // pool, once connected (a client leaving early must not pool a server about to connect).
     reply.raw.on('close', () => {
-      transport.close().then(() => {
+      connecting.catch(() => {}).then(async () => await transport.close()).then(() => {
         if (server.transport === undefined && idle.length < IDLE_SERVERS) idle.push(server)
       }, () => {})
     })
     try {
-      await server.connect(transport)
+      await connecting
       await current.run(requestToolsOf(request, reply), async () => await transport.handleRequest(request.raw, reply.raw, request.body))
     } catch (error) {
       request.log.error({ error: loggableError(error) }, 'MCP transport failed')
