@@ -36,6 +36,10 @@ export const Manifest = Type.Object({
     format: 'uri',
     description: 'absolute URL of the MCP endpoint (streamable HTTP): the same products as tools, paid through x402\'s MCP transport (additive)'
   }),
+  mcp_bridge: Type.String({
+    description: 'the command an MCP host runs to buy these tools over stdio, paid by the buyer\'s wallet within its limits (the token-merchant client; add --keypair) (additive)',
+    examples: ['token-merchant mcp --merchant http://localhost:3000']
+  }),
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
     description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature (REQUIRE_WALLET_SIGNATURE); a present one is always checked (additive)'
   }))

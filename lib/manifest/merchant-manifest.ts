@@ -44,6 +44,7 @@ export function createManifestBuilder (config: ManifestConfig): (baseUrl: string
     registry_url: `${base}/registry`,
     openapi_url: `${base}/openapi.json`,
     mcp_url: `${base}${MCP_PATH}`,
+    mcp_bridge: `token-merchant mcp --merchant ${base}`,
     proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional'
   })
 }

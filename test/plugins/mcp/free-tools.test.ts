@@ -71,6 +71,7 @@ t.test('get_manifest: the manifest document, naming the MCP endpoint and the too
   const manifest = structured(result)
   t.same([...Value.Errors(Manifest, [ManifestService], manifest)].map(e => `${e.path} ${e.message}`), [], 'valid against the Manifest model')
   t.equal(manifest.mcp_url, `${url}/mcp`)
+  t.equal(manifest.mcp_bridge, `token-merchant mcp --merchant ${url}`, 'the bridge command for an MCP host')
   t.same(manifest.services.map((s: { mcp_tool: string }) => s.mcp_tool), ['fetch_price', 'analyze_token'])
   t.same(JSON.parse((result.content[0] as { text: string }).text), manifest, 'content[0].text is the same document')
   const http = await (await fetch(`${url}/.well-known/agent.json`)).json()
