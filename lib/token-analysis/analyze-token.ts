@@ -1,4 +1,5 @@
 import type { Address, GetAccountInfoApi, GetTokenLargestAccountsApi, GetTokenSupplyApi, Rpc, Slot } from '@solana/kit'
+import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022'
 import type { TokenAnalysisBody, TokenExtensionBody, TokenMetadataBody } from '../../schemas/token-analysis.js'
 import { normaliseExtension } from './extensions.js'
 import { holderDistribution, readHolders } from './holders.js'
@@ -6,7 +7,10 @@ import type { NetworkName } from '../solana/networks.js'
 import { knownIssuer } from './known-issuers.js'
 import { readMetaplexMetadata } from './metaplex-metadata.js'
 import { readMint } from './read-mint.js'
+import { listChecks } from './checks.js'
+import { marketBody, type MarketRead, type MarketReader } from './market.js'
 import { assessRisks, riskScore } from './score.js'
+import { checkSale, sellCheckBody, type SellRead } from './sell-check.js'
 import { summarise } from './summary.js'
 
 /** The RPC methods one analysis uses. */
@@ -21,8 +25,13 @@ export interface TokenAnalyzerOptions {
   ensureNetwork?: () => Promise<void>
   /** How long an answer is reused for the same mint; 0 still shares reads that overlap in time. */
   cacheTtlMs: number
+  /** Market data and sell quotes (Jupiter at PRICE_API_URL); without it both checks do not apply. */
+  market?: MarketReader
   now?: () => number
 }
+
+const NO_MARKET: MarketRead = { state: 'not_applicable', reason: 'Market data does not apply: the analysis has no price API configured.' }
+const NO_SALE: SellRead = { state: 'not_applicable', reason: 'The sell check does not apply: the analysis has no price API configured.' }
 
 /** Bound on cached mints; every analysis is paid for, so this is only a memory guard. */
 const MAX_CACHED_MINTS = 1000
@@ -49,20 +58,31 @@ async function readMetadata (rpc: TokenAnalysisRpc, mint: Address, extensions: T
 /**
  * Security analysis of a mint from standard RPC reads: getAccountInfo of the mint, then together
  * getAccountInfo of its Metaplex metadata (unless the mint carries its own), getTokenLargestAccounts
- * and getTokenSupply. Everything but the holder reads is pinned to the slot of the mint read, and
- * the answer holds no clock time, so the same mint at the same slot gets the same answer.
+ * and getTokenSupply. Everything but the holder reads is pinned to the slot of the mint read. Jupiter
+ * (when configured) is asked in parallel: its token record from the start, the sell quotes once the
+ * mint's decimals are known; a failing Jupiter never fails the analysis, its checks say so. Without
+ * Jupiter the answer holds no clock time, so the same mint at the same slot gets the same answer.
  */
-export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, now = Date.now }: TokenAnalyzerOptions) {
+export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, market, now = Date.now }: TokenAnalyzerOptions) {
   const cache = new Map<Address, { expiresAt: number, analysis: Promise<TokenAnalysisBody> }>()
 
   async function read (address: Address): Promise<TokenAnalysisBody> {
     await ensureNetwork?.()
+    // Never rejects: started before the chain reads, awaited after them.
+    const marketRead = market === undefined ? Promise.resolve(NO_MARKET) : market.readMarket(address)
     const { mint, slot } = await readMint(rpc, address)
     const extensions = mint.extensions.map(normaliseExtension)
-    const [metadata, holders] = await Promise.all([readMetadata(rpc, address, extensions, slot), readHolders(rpc, address)])
+    const sellRead = market === undefined ? Promise.resolve(NO_SALE) : marketRead.then(read => checkSale(market.client, address, mint.decimals, read))
+    const [metadata, holders, marketFacts, sell] = await Promise.all([
+      readMetadata(rpc, address, extensions, slot),
+      readHolders(rpc, address),
+      marketRead,
+      sellRead
+    ])
     const issuer = knownIssuer(address, network)
-    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer })
+    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer, market: marketFacts, sell })
     const score = riskScore(risks)
+    const holderBody = holderDistribution(holders)
     return {
       risk_score: score,
       authorities: {
@@ -77,10 +97,22 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
       token_program: mint.programAddress,
       decimals: mint.decimals,
       supply: mint.supply.toString(),
-      holders: holderDistribution(holders),
+      holders: holderBody,
       extensions,
       metadata,
       ...(issuer === undefined ? {} : { issuer }),
+      market: marketBody(marketFacts),
+      sell_check: sellCheckBody(sell),
+      checks: listChecks({
+        tokenProgram: mint.programAddress === TOKEN_2022_PROGRAM_ADDRESS ? 'token-2022' : 'spl-token',
+        extensions,
+        slot: Number(slot),
+        holders: holderBody,
+        issuer,
+        market: market === undefined ? undefined : marketFacts,
+        sell: market === undefined ? undefined : sell,
+        risks
+      }),
       risks,
       slot: Number(slot)
     }
