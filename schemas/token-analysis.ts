@@ -230,6 +230,22 @@ export const SellCheck = Type.Object({
   quotes: Type.Array(ref(SellQuote), { description: 'the sale of $100 and of $1,000 of the token (empty when unavailable)' })
 }, { $id: 'SellCheck', additionalProperties: false, description: 'Can a holder sell, and at what loss: Jupiter quotes selling the token into USDC.' })
 
+export const TransferSimulation = Type.Object({
+  available: Type.Boolean({ description: 'false when no simulation could be run (see reason): no holder, no owner able to pay the simulated fee, a transfer hook, or the RPC failed' }),
+  reason: Type.Optional(Type.String()),
+  slot: Type.Optional(Type.Integer({ description: 'slot the simulation ran at' })),
+  from_account: Type.Optional(Address('token account the transfer was simulated from (one of the largest)')),
+  amount: Type.Optional(Amount),
+  succeeded: Type.Optional(Type.Boolean({ description: 'true when the transfer went through in simulation' })),
+  error: Type.Optional(Type.String({ description: 'the program\'s error when it did not (frozen account, non-transferable, paused, a refusing program)' })),
+  received: Type.Optional(Amount),
+  fee_charged: Type.Optional(Amount)
+}, {
+  $id: 'TransferSimulation',
+  additionalProperties: false,
+  description: 'A plain transfer (transferChecked) from one of the largest accounts to a new account, simulated on chain with simulateTransaction (sigVerify false, replaceRecentBlockhash): can the token move at all, independent of any DEX. `received` and `fee_charged` are in base units.'
+})
+
 export const CheckEntry = Type.Object({
   check: Type.String({ description: 'what was checked: mint_authority, freeze_authority, extension:<type>, metadata, supply, holders, issuer, market, sell_quote', examples: ['holders'] }),
   status: Type.Union([Type.Literal('passed'), Type.Literal('flagged'), Type.Literal('unavailable'), Type.Literal('not_applicable')], {
@@ -260,6 +276,7 @@ export const TokenAnalysis = Type.Object({
   issuer: Type.Optional(ref(TokenIssuer)),
   market: ref(Market),
   sell_check: ref(SellCheck),
+  transfer_simulation: ref(TransferSimulation),
   checks: Type.Array(ref(CheckEntry), { description: 'every check run, in a fixed order, with its outcome and source: what was checked and what could not be' }),
   risks: Type.Array(ref(Risk), { description: 'every finding, heaviest first' }),
   slot: Type.Integer({ description: 'slot at which the mint (and its metadata) was read; the same mint at the same slot gets the same answer' })
@@ -279,6 +296,7 @@ export type MarketBody = Static<typeof Market>
 export type SellCheckBody = Static<typeof SellCheck>
 export type SellQuoteBody = Static<typeof SellQuote>
 export type CheckEntryBody = Static<typeof CheckEntry>
+export type TransferSimulationBody = Static<typeof TransferSimulation>
 
 /** `:address` of GET /api/analyze-token/:address and `address` of the analyze_token MCP tool. */
 export const MintToAnalyze = Type.String({ pattern: SolanaAddress.pattern, description: 'mint address (base58, 32 bytes)', examples: SolanaAddress.examples })

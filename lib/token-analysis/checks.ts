@@ -79,7 +79,7 @@ function sellOutcome (sell: SellRead | undefined): Outcome & Timing {
 }
 
 function transferOutcome (transfer: TransferSimulationRead | undefined): Outcome & Timing {
-  if (transfer === undefined) return { status: 'not_applicable', reason: 'The analysis does not simulate transfers on this data RPC.' }
+  if (transfer === undefined) return { status: 'not_applicable', reason: 'The analysis does not simulate transfers here.' }
   // A failed transfer is flagged by its finding.
   if (transfer.state === 'simulated' || transfer.state === 'failed') return { status: 'passed', slot: transfer.slot }
   return { status: transfer.state, reason: transfer.reason }

@@ -5,6 +5,7 @@ import { isAtLeast, largestAmount, percentOf, topAmount, type HolderRead } from 
 import type { MarketRead } from './market.js'
 import { marketFindings, sellFindings } from './market-risks.js'
 import type { SellRead } from './sell-check.js'
+import type { TransferSimulationRead } from './transfer-simulation.js'
 import { MAX_SCORE, MIN_SCORE, RISK_RULES, THRESHOLDS, type RiskCode } from './risk-weights.js'
 
 /** Everything the risks are judged from: the mint as read, its metadata, its holders. */
@@ -20,6 +21,8 @@ export interface RiskFacts {
   /** Jupiter's token record and sell quotes; absent when the analysis has no price API. */
   market?: MarketRead
   sell?: SellRead
+  /** The simulated plain transfer; absent when none was run. */
+  transfer?: TransferSimulationRead
 }
 
 export interface Finding {
@@ -128,6 +131,9 @@ function findingsOf (facts: RiskFacts): Finding[] {
     findings.push({ code: 'CENTRAL_ISSUER', params: { asset: facts.issuer.asset, issuer: facts.issuer.name, trust: facts.issuer.trust_assumption } })
   }
   findings.push(...marketFindings(facts.market), ...sellFindings(facts.sell, facts.market))
+  // An unavailable simulation weighs nothing: what it would show (frozen, non-transferable,
+  // paused, fees) is read from the mint and weighed already; it is a second, executed opinion.
+  if (facts.transfer?.state === 'failed') findings.push({ code: 'TRANSFER_SIMULATION_FAILED', params: { error: facts.transfer.error } })
   return findings
 }
 

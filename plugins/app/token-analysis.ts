@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { createJupiterClient } from '../../lib/prices/jupiter-client.js'
 import { createTokenAnalyzer } from '../../lib/token-analysis/analyze-token.js'
+import { ANALYSIS_RPC_ROUNDS } from '../../lib/ops/shutdown-grace.js'
 import { createMarketReader } from '../../lib/token-analysis/market.js'
 
 declare module 'fastify' {
@@ -28,6 +29,9 @@ export default fp(async (fastify) => {
     // another cluster, so it is checked first, and a node of the wrong cluster stays unavailable.
     ensureNetwork: async () => await data.health.ensureVerified(error => fastify.log.fatal(error.message)),
     cacheTtlMs: fastify.config.ANALYSIS_CACHE_TTL_MS,
-    market: createMarketReader({ client, baseUrl: PRICE_API_URL, network: data.network, ttlMs: PRICE_CACHE_TTL_MS })
+    market: createMarketReader({ client, baseUrl: PRICE_API_URL, network: data.network, ttlMs: PRICE_CACHE_TTL_MS }),
+    // The two rounds of data RPC reads the shutdown grace allows an analysis (ANALYSIS_RPC_ROUNDS):
+    // a simulation still running past them is given up as unavailable.
+    transferSimulation: { budgetMs: ANALYSIS_RPC_ROUNDS * fastify.config.dataRpcTimeoutMs }
   }))
 }, { name: 'token-analysis', fastify: '5.x', dependencies: ['config', 'solana'] })
