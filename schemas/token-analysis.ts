@@ -283,7 +283,7 @@ export const TokenAnalysis = Type.Object({
 }, {
   $id: 'TokenAnalysis',
   additionalProperties: false,
-  description: 'Security analysis of a token mint: standard Solana RPC data, plus market data and sell quotes from Jupiter (PRICE_API_URL) when available.'
+  description: 'Security analysis of a token mint: standard Solana RPC data and a simulated transfer, plus market data and sell quotes from Jupiter (PRICE_API_URL) when available; `checks` lists what was and was not checked.'
 })
 
 export type RiskBody = Static<typeof Risk>
