@@ -234,7 +234,7 @@ export const TransferSimulation = Type.Object({
   available: Type.Boolean({ description: 'false when no simulation could be run (see reason): no holder, no owner able to pay the simulated fee, a transfer hook, or the RPC failed' }),
   reason: Type.Optional(Type.String()),
   slot: Type.Optional(Type.Integer({ description: 'slot the simulation ran at' })),
-  from_account: Type.Optional(Address('token account the transfer was simulated from (one of the largest)')),
+  from_account: Type.Optional(Address('token account the transfer was simulated from (the largest)')),
   amount: Type.Optional(Amount),
   succeeded: Type.Optional(Type.Boolean({ description: 'true when the transfer went through in simulation' })),
   error: Type.Optional(Type.String({ description: 'the program\'s error when it did not (frozen account, non-transferable, paused, a refusing program)' })),
@@ -243,7 +243,7 @@ export const TransferSimulation = Type.Object({
 }, {
   $id: 'TransferSimulation',
   additionalProperties: false,
-  description: 'A plain transfer (transferChecked) from one of the largest accounts to a new account, simulated on chain with simulateTransaction (sigVerify false, replaceRecentBlockhash): can the token move at all, independent of any DEX. `received` and `fee_charged` are in base units.'
+  description: 'A plain transfer (transferChecked) from the largest account to a new account, simulated on chain with simulateTransaction (sigVerify false, replaceRecentBlockhash): can the token move at all, independent of any DEX. `received` and `fee_charged` are in base units.'
 })
 
 export const CheckEntry = Type.Object({

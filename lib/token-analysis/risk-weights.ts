@@ -48,7 +48,7 @@ interface RiskRule {
 
 export const RISK_RULES = {
   NO_SELL_ROUTE: { level: 'danger', weight: 40, message: 'Jupiter finds no route selling {usd} of the token into USDC: a holder may be unable to sell it at all.' },
-  TRANSFER_SIMULATION_FAILED: { level: 'danger', weight: 40, message: 'A plain transfer of the token from one of its largest holders to a new account fails in simulation: {error}.' },
+  TRANSFER_SIMULATION_FAILED: { level: 'danger', weight: 40, message: 'A plain transfer of the token from its largest account to a new account fails in simulation: {error}.' },
   PAUSED: { level: 'danger', weight: 40, message: 'The token is paused right now: no transfer, mint or burn goes through while it stays paused (pause authority: {authority}).' },
   NON_TRANSFERABLE: { level: 'danger', weight: 40, message: 'The token is non-transferable: holders can never sell or send it.' },
   PERMANENT_DELEGATE: { level: 'danger', weight: 35, issuerWeight: 5, message: 'Permanent delegate {delegate} can transfer or burn tokens out of any holder\'s account without the holder\'s signature.' },

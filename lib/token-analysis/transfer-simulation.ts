@@ -28,8 +28,8 @@ export type TransferSimulationRead =
 
 export type TransferSimulationRpc = Rpc<GetMultipleAccountsApi & SimulateTransactionApi>
 
-/** How many of the largest accounts are tried, in order, for an owner that can pay the simulated fee. */
-const CANDIDATES = 3
+/** Owners of this many of the largest accounts are tried, in order, as the payer of the simulated fee. */
+const PAYER_CANDIDATES = 5
 /** Any blockhash: the node replaces it (replaceRecentBlockhash). */
 const PLACEHOLDER_BLOCKHASH = '11111111111111111111111111111111' as Blockhash
 const TOKEN_ACCOUNT_OWNER = { start: 32, end: 64 }
@@ -59,12 +59,14 @@ interface SimulationInput {
 }
 
 /**
- * A plain transfer (transferChecked) of one whole token, or the whole balance if smaller, from one
- * of the largest accounts to a fresh associated token account, simulated with sigVerify false and
- * replaceRecentBlockhash: nothing is signed or sent. The account's owner pays the simulated fee and
- * the new account's rent, so it must hold SOL; up to three of the largest accounts are tried.
- * Only a failure of the transfer itself is a finding; anything before it makes the check
- * unavailable. Two RPC round trips: the accounts' owners, then the simulations side by side.
+ * A plain transfer (transferChecked) of one whole token, or the whole balance if smaller, from the
+ * largest account to a fresh associated token account, simulated with sigVerify false and
+ * replaceRecentBlockhash: nothing is signed or sent. The largest account's owner is named as the
+ * transfer's authority (a program-derived owner such as a pool's does not need to sign here); the
+ * simulated fee and the new account's rent are paid by the owner of one of the five largest
+ * accounts, which must hold SOL, all five tried side by side. Only a failure of the transfer itself
+ * is a finding; anything before it makes the check unavailable. Two RPC round trips: the accounts'
+ * owners, then the simulations.
  */
 export async function simulateTransfer ({ rpc, mint, programAddress, decimals, extensions, holders, signal }: SimulationInput): Promise<TransferSimulationRead> {
   if (!holders.available) return { state: 'unavailable', reason: 'The transfer simulation is unavailable: without holder data there is no account to transfer from.' }
@@ -72,28 +74,30 @@ export async function simulateTransfer ({ rpc, mint, programAddress, decimals, e
   if (hook?.type === 'transfer_hook' && hook.program_id !== null) {
     return { state: 'unavailable', reason: 'The transfer simulation is unavailable: the accounts a transfer hook needs are not resolved by this service.' }
   }
-  const sources = holders.accounts.slice(0, CANDIDATES)
-  if (sources.length === 0) return { state: 'not_applicable', reason: 'No account holds the token, so there is nothing to transfer.' }
+  const listed = holders.accounts.slice(0, PAYER_CANDIDATES)
+  const source = listed[0]
+  if (source === undefined) return { state: 'not_applicable', reason: 'No account holds the token, so there is nothing to transfer.' }
   try {
-    const { value: accounts } = await rpc.getMultipleAccounts(sources.map(source => source.address), { encoding: 'base64', commitment: 'confirmed' }).send({ abortSignal: signal })
+    const { value: accounts } = await rpc.getMultipleAccounts(listed.map(entry => entry.address), { encoding: 'base64', commitment: 'confirmed' }).send({ abortSignal: signal })
     const decoder = getAddressDecoder()
+    const owners = accounts.map(account => account === null ? null : decoder.decode(Buffer.from(account.data[0], 'base64').subarray(TOKEN_ACCOUNT_OWNER.start, TOKEN_ACCOUNT_OWNER.end)))
+    const sourceOwner = owners[0]
+    if (sourceOwner == null) return { state: 'unavailable', reason: 'The transfer simulation is unavailable: the largest account could not be read.' }
+    const payers = [...new Set(owners.filter((owner): owner is Address => owner !== null))]
     const recipient = (await generateKeyPairSigner()).address
     const [destination] = await findAssociatedTokenPda({ owner: recipient, mint, tokenProgram: programAddress })
-    const attempts = await Promise.all(sources.map(async (source, i) => {
-      const account = accounts[i]
-      if (account === null) return null
-      const bytes = Buffer.from(account.data[0], 'base64')
-      const owner = decoder.decode(bytes.subarray(TOKEN_ACCOUNT_OWNER.start, TOKEN_ACCOUNT_OWNER.end))
-      const payer = createNoopSigner(owner)
-      const whole = 10n ** BigInt(decimals)
-      const amount = source.amount < whole ? source.amount : whole
+    const whole = 10n ** BigInt(decimals)
+    const amount = source.amount < whole ? source.amount : whole
+    const authority = createNoopSigner(sourceOwner)
+    const attempts = await Promise.all(payers.map(async payerAddress => {
+      const payer = payerAddress === sourceOwner ? authority : createNoopSigner(payerAddress)
       const message = pipe(
         createTransactionMessage({ version: 0 }),
-        m => setTransactionMessageFeePayer(owner, m),
+        m => setTransactionMessageFeePayer(payerAddress, m),
         m => setTransactionMessageLifetimeUsingBlockhash({ blockhash: PLACEHOLDER_BLOCKHASH, lastValidBlockHeight: 0n }, m),
         m => appendTransactionMessageInstructions([
           getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: recipient, mint, tokenProgram: programAddress }),
-          getTransferCheckedInstruction({ source: source.address, mint, destination, authority: payer, amount, decimals }, { programAddress })
+          getTransferCheckedInstruction({ source: source.address, mint, destination, authority, amount, decimals }, { programAddress })
         ], m)
       )
       const wire = getBase64EncodedWireTransaction(compileTransaction(message))
@@ -104,19 +108,17 @@ export async function simulateTransfer ({ rpc, mint, programAddress, decimals, e
         commitment: 'confirmed',
         accounts: { addresses: [destination], encoding: 'base64' }
       }).send({ abortSignal: signal })
-      return { source, amount, slot: Number(context.slot), err: value.err, logs: value.logs, after: value.accounts?.[0] ?? null }
+      return { slot: Number(context.slot), err: value.err, logs: value.logs, after: value.accounts?.[0] ?? null }
     }))
     let firstProblem: string | null = null
-    for (const attempt of attempts) {
-      if (attempt === null) continue
-      const { source, amount, slot, err, logs, after } = attempt
+    for (const { slot, err, logs, after } of attempts) {
       const failedAt = typeof err === 'object' && err !== null && 'InstructionError' in err ? Number((err as { InstructionError: [number | bigint, unknown] }).InstructionError[0]) : null
       if (err === null) {
         const received = after === null ? null : readU64(Buffer.from(after.data[0], 'base64'), TOKEN_ACCOUNT_AMOUNT)
         return { state: 'simulated', slot, from: source.address, amount, received }
       }
       if (failedAt === TRANSFER_INSTRUCTION) return { state: 'failed', slot, from: source.address, amount, error: describeFailure(err, logs) }
-      // The owner could not pay, or the account could not be made: no verdict on the token.
+      // The payer could not pay, or the account could not be made: no verdict on the token.
       firstProblem ??= describeFailure(err, logs)
     }
     return { state: 'unavailable', reason: `The transfer simulation is unavailable: none of the largest accounts' owners could pay for it (${firstProblem ?? 'accounts not found'}).` }

@@ -30,6 +30,14 @@ t.test('a plain SPL Token mint: the transfer goes through, nothing is charged', 
   t.equal(net.stats().sendTransaction, undefined, 'nothing is sent')
 })
 
+t.test('the largest account\'s owner has no SOL: another large holder\'s owner pays, the transfer is still from the largest', async t => {
+  const mint = await net.createMint({ decimals: 6, freezeAuthority: null })
+  const largest = await net.mintTo(mint, (await net.createWallet(0n)).address, 9_000_000n)
+  await fundedHolder(mint, 1_000_000n)
+  const analysis = await analyzer.analyze(mint)
+  t.match(analysis.transfer_simulation, { available: true, succeeded: true, from_account: largest, amount: '1000000', received: '1000000' })
+})
+
 t.test('Token-2022 with a 3% transfer fee: goes through, and the fee is seen charged', async t => {
   const mint = await net.createMint({ decimals: 6, program: 'token-2022', freezeAuthority: null, extensions: { transferFee: { basisPoints: 300, maximumFee: 1_000_000n } } })
   await fundedHolder(mint, 10_000_000n)
