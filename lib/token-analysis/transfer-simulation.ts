@@ -30,6 +30,7 @@ export type TransferSimulationRpc = Rpc<GetMultipleAccountsApi & SimulateTransac
 
 /** Owners of this many of the largest accounts are tried, in order, as the payer of the simulated fee. */
 const PAYER_CANDIDATES = 5
+const FIRST_PAYERS = 2
 /** Any blockhash: the node replaces it (replaceRecentBlockhash). */
 const PLACEHOLDER_BLOCKHASH = '11111111111111111111111111111111' as Blockhash
 const TOKEN_ACCOUNT_OWNER = { start: 32, end: 64 }
@@ -64,9 +65,9 @@ interface SimulationInput {
  * replaceRecentBlockhash: nothing is signed or sent. The largest account's owner is named as the
  * transfer's authority (a program-derived owner such as a pool's does not need to sign here); the
  * simulated fee and the new account's rent are paid by the owner of one of the five largest
- * accounts, which must hold SOL, all five tried side by side. Only a failure of the transfer itself
- * is a finding; anything before it makes the check unavailable. Two RPC round trips: the accounts'
- * owners, then the simulations.
+ * accounts, which must hold SOL. Only a failure of the transfer itself is a finding; anything
+ * before it makes the check unavailable. Two RPC round trips (the accounts' owners, then the
+ * simulations), three when neither of the first two owners can pay.
  */
 export async function simulateTransfer ({ rpc, mint, programAddress, decimals, extensions, holders, signal }: SimulationInput): Promise<TransferSimulationRead> {
   if (!holders.available) return { state: 'unavailable', reason: 'The transfer simulation is unavailable: without holder data there is no account to transfer from.' }
@@ -89,7 +90,7 @@ export async function simulateTransfer ({ rpc, mint, programAddress, decimals, e
     const whole = 10n ** BigInt(decimals)
     const amount = source.amount < whole ? source.amount : whole
     const authority = createNoopSigner(sourceOwner)
-    const attempts = await Promise.all(payers.map(async payerAddress => {
+    const simulateWith = async (payerAddress: Address) => {
       const payer = payerAddress === sourceOwner ? authority : createNoopSigner(payerAddress)
       const message = pipe(
         createTransactionMessage({ version: 0 }),
@@ -109,18 +110,26 @@ export async function simulateTransfer ({ rpc, mint, programAddress, decimals, e
         accounts: { addresses: [destination], encoding: 'base64' }
       }).send({ abortSignal: signal })
       return { slot: Number(context.slot), err: value.err, logs: value.logs, after: value.accounts?.[0] ?? null }
-    }))
-    let firstProblem: string | null = null
-    for (const { slot, err, logs, after } of attempts) {
-      const failedAt = typeof err === 'object' && err !== null && 'InstructionError' in err ? Number((err as { InstructionError: [number | bigint, unknown] }).InstructionError[0]) : null
-      if (err === null) {
-        const received = after === null ? null : readU64(Buffer.from(after.data[0], 'base64'), TOKEN_ACCOUNT_AMOUNT)
-        return { state: 'simulated', slot, from: source.address, amount, received }
-      }
-      if (failedAt === TRANSFER_INSTRUCTION) return { state: 'failed', slot, from: source.address, amount, error: describeFailure(err, logs) }
-      // The payer could not pay, or the account could not be made: no verdict on the token.
-      firstProblem ??= describeFailure(err, logs)
     }
+    let firstProblem: string | null = null
+    // The first two payers side by side; the other three only when neither could pay, so a node
+    // sees two simulations per analysis, not five, in the usual case.
+    const first = await Promise.all(payers.slice(0, FIRST_PAYERS).map(simulateWith))
+    const verdict = (attempts: Array<Awaited<ReturnType<typeof simulateWith>>>): TransferSimulationRead | null => {
+      for (const { slot, err, logs, after } of attempts) {
+        const failedAt = typeof err === 'object' && err !== null && 'InstructionError' in err ? Number((err as { InstructionError: [number | bigint, unknown] }).InstructionError[0]) : null
+        if (err === null) {
+          const received = after === null ? null : readU64(Buffer.from(after.data[0], 'base64'), TOKEN_ACCOUNT_AMOUNT)
+          return { state: 'simulated', slot, from: source.address, amount, received }
+        }
+        if (failedAt === TRANSFER_INSTRUCTION) return { state: 'failed', slot, from: source.address, amount, error: describeFailure(err, logs) }
+        // The payer could not pay, or the account could not be made: no verdict on the token.
+        firstProblem ??= describeFailure(err, logs)
+      }
+      return null
+    }
+    const found = verdict(first) ?? verdict(await Promise.all(payers.slice(FIRST_PAYERS).map(simulateWith)))
+    if (found !== null) return found
     return { state: 'unavailable', reason: `The transfer simulation is unavailable: none of the largest accounts' owners could pay for it (${firstProblem ?? 'accounts not found'}).` }
   } catch (error) {
     if (signal.aborted) return { state: 'unavailable', reason: 'The transfer simulation is unavailable: it did not finish within the analysis\' time budget.' }

@@ -36,6 +36,15 @@ t.test('the largest account\'s owner has no SOL: another large holder\'s owner p
   await fundedHolder(mint, 1_000_000n)
   const analysis = await analyzer.analyze(mint)
   t.match(analysis.transfer_simulation, { available: true, succeeded: true, from_account: largest, amount: '1000000', received: '1000000' })
+
+  // Two unfunded owners first: the other three owners are tried in a second round.
+  const deeper = await net.createMint({ decimals: 6, freezeAuthority: null })
+  const top = await net.mintTo(deeper, (await net.createWallet(0n)).address, 9_000_000n)
+  await net.mintTo(deeper, (await net.createWallet(0n)).address, 8_000_000n)
+  await fundedHolder(deeper, 1_000_000n)
+  net.resetStats()
+  t.match((await analyzer.analyze(deeper)).transfer_simulation, { available: true, succeeded: true, from_account: top })
+  t.equal(net.stats().simulateTransaction, 3, 'two side by side, then the third owner')
 })
 
 t.test('Token-2022 with a 3% transfer fee: goes through, and the fee is seen charged', async t => {
