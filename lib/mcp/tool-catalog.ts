@@ -35,7 +35,7 @@ export const MCP_TOOLS = {
   },
   analyze_token: {
     title: 'Token security analysis',
-    summary: 'Security analysis of a token mint from on-chain data: authorities, Token-2022 extensions, holders, metadata and a 1-100 risk score (the document of GET /api/analyze-token/:address).',
+    summary: 'Security analysis of a token mint: authorities, Token-2022 extensions, holders, metadata, market data, sell quotes, a simulated transfer, the list of checks and a 1-100 risk score (the document of GET /api/analyze-token/:address).',
     input: closed({ address: MintToAnalyze }),
     output: TokenAnalysis,
     service: 'analyze-token'
