@@ -168,6 +168,96 @@ export const TokenAuthorities = Type.Object({
   freeze_authority: Type.Optional(Address('who can freeze accounts; present only when not disabled'))
 }, { $id: 'TokenAuthorities', additionalProperties: false })
 
+const Usd = (description: string) => Nullable(Type.Number({ description: `${description}, in USD; null when the source gives none` }))
+const Count = (description: string) => Nullable(Type.Integer({ minimum: 0, description: `${description}; null when the source gives none` }))
+const ReadAt = Type.String({ format: 'date-time', description: 'when the answer was received from the source (ISO 8601, UTC)' })
+
+export const MarketStats = Type.Object({
+  volume_usd: Usd('traded volume over the window, buys plus sells (Jupiter buyVolume + sellVolume)'),
+  buy_volume_usd: Usd('bought volume (Jupiter buyVolume)'),
+  sell_volume_usd: Usd('sold volume (Jupiter sellVolume)'),
+  price_change_pct: Nullable(Type.Number({ description: 'price change over the window in percent (Jupiter priceChange)' })),
+  buys: Count('number of buys (Jupiter numBuys)'),
+  sells: Count('number of sells (Jupiter numSells)'),
+  traders: Count('number of distinct traders (Jupiter numTraders)')
+}, { $id: 'MarketStats', additionalProperties: false, description: 'Trading over the last 24 hours, from Jupiter\'s stats24h.' })
+
+export const MarketAudit = Type.Object({
+  top_holders_percentage: Nullable(Type.Number({ description: 'percent of the supply held by the top holders as Jupiter counts them (audit.topHoldersPercentage)' })),
+  dev_mints: Count('tokens the developer has launched, as Jupiter counts them (audit.devMints)'),
+  is_sus: Nullable(Type.Boolean({ description: 'true when Jupiter flags the token as suspicious (audit.isSus); null when Jupiter says nothing' }))
+}, { $id: 'MarketAudit', additionalProperties: false, description: 'Jupiter\'s own audit flags, as reported (not checked by this service).' })
+
+export const Market = Type.Object({
+  available: Type.Boolean({ description: 'false when no market data could be read: the source failed, timed out, does not list the mint, or serves another cluster' }),
+  reason: Type.Optional(Type.String({ description: 'why market data is unavailable (present only when available is false)' })),
+  source: Type.Literal('jupiter-tokens-v2', { description: 'Jupiter\'s token API (/tokens/v2/search), at PRICE_API_URL' }),
+  read_at: Type.Optional(ReadAt),
+  usd_price: Type.Optional(Usd('price of one token (usdPrice)')),
+  liquidity_usd: Type.Optional(Usd('liquidity across the pools Jupiter routes through (liquidity)')),
+  holder_count: Type.Optional(Count('holders as Jupiter counts them (holderCount)')),
+  mcap_usd: Type.Optional(Usd('market capitalisation, circulating supply times price (mcap)')),
+  fdv_usd: Type.Optional(Usd('fully diluted valuation, total supply times price (fdv)')),
+  organic_score: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100, description: 'Jupiter\'s 0-100 score of how much trading is by real, distinct wallets (organicScore)' }))),
+  organic_score_label: Type.Optional(Nullable(Type.String({ description: 'high, medium or low (organicScoreLabel)' }))),
+  verified: Type.Optional(Type.Boolean({ description: 'true when Jupiter has verified the token (isVerified)' })),
+  tags: Type.Optional(Type.Array(Type.String(), { description: 'Jupiter\'s tags (tags), e.g. verified, strict, lst' })),
+  first_pool_created_at: Type.Optional(Nullable(Type.String({ description: 'when the token\'s first pool was created (firstPool.createdAt): the age of its trading' }))),
+  stats_24h: Type.Optional(Nullable(ref(MarketStats))),
+  audit: Type.Optional(Nullable(ref(MarketAudit)))
+}, {
+  $id: 'Market',
+  additionalProperties: false,
+  description: 'Market data of the token from Jupiter\'s token API, each field named after its source field in the README. Jupiter lists mainnet-beta tokens only.'
+})
+
+export const SellQuote = Type.Object({
+  usd_value: Type.Number({ description: 'USD value of the tokens sold (100 or 1000)' }),
+  in_amount: BaseUnits,
+  route_found: Type.Boolean({ description: 'false when Jupiter found no route selling this amount into USDC' }),
+  out_amount: Nullable(Amount),
+  out_usd: Nullable(Type.Number({ description: 'USDC received, in whole USDC; null without a route' })),
+  price_impact_pct: Nullable(Type.Number({ description: 'price impact of the sale in percent (Jupiter priceImpactPct is a fraction; 0.05 there is 5 here)' })),
+  venues: Type.Array(Type.String(), { description: 'the route\'s venues (routePlan[].swapInfo.label), in route order' }),
+  slot: Nullable(Type.Integer({ description: 'slot of the quote (contextSlot)' }))
+}, { $id: 'SellQuote', additionalProperties: false, description: 'One Jupiter quote (swap API /quote, ExactIn) selling the token into USDC.' })
+
+export const SellCheck = Type.Object({
+  available: Type.Boolean({ description: 'false when no quote could be asked or read (see reason)' }),
+  reason: Type.Optional(Type.String({ description: 'why the sell check is unavailable or not applicable' })),
+  source: Type.Literal('jupiter-swap-v1-quote', { description: 'Jupiter\'s swap API quote (/swap/v1/quote), at PRICE_API_URL' }),
+  read_at: Type.Optional(ReadAt),
+  quotes: Type.Array(ref(SellQuote), { description: 'the sale of $100 and of $1,000 of the token (empty when unavailable)' })
+}, { $id: 'SellCheck', additionalProperties: false, description: 'Can a holder sell, and at what loss: Jupiter quotes selling the token into USDC.' })
+
+export const TransferSimulation = Type.Object({
+  available: Type.Boolean({ description: 'false when no simulation could be run (see reason): no holder, no owner able to pay the simulated fee, a transfer hook, or the RPC failed' }),
+  reason: Type.Optional(Type.String()),
+  slot: Type.Optional(Type.Integer({ description: 'slot the simulation ran at' })),
+  from_account: Type.Optional(Address('token account the transfer was simulated from (the largest)')),
+  amount: Type.Optional(Amount),
+  succeeded: Type.Optional(Type.Boolean({ description: 'true when the transfer went through in simulation' })),
+  error: Type.Optional(Type.String({ description: 'the program\'s error when it did not (frozen account, non-transferable, paused, a refusing program)' })),
+  received: Type.Optional(Amount),
+  fee_charged: Type.Optional(Amount)
+}, {
+  $id: 'TransferSimulation',
+  additionalProperties: false,
+  description: 'A plain transfer (transferChecked) from the largest account to a new account, simulated on chain with simulateTransaction (sigVerify false, replaceRecentBlockhash): can the token move at all, independent of any DEX. `received` and `fee_charged` are in base units.'
+})
+
+export const CheckEntry = Type.Object({
+  check: Type.String({ description: 'what was checked: mint_authority, freeze_authority, extension:<type>, metadata, supply, holders, issuer, market, sell_quote', examples: ['holders'] }),
+  status: Type.Union([Type.Literal('passed'), Type.Literal('flagged'), Type.Literal('unavailable'), Type.Literal('not_applicable')], {
+    description: 'passed: read, nothing found; flagged: read, see `risks`; unavailable: could not be read (see reason); not_applicable: does not apply to this token or cluster'
+  }),
+  source: Type.Union([Type.Literal('chain'), Type.Literal('jupiter')], { description: 'chain: the data RPC of `network`; jupiter: the price API (PRICE_API_URL)' }),
+  slot: Type.Optional(Type.Integer({ description: 'slot at which it was read (chain checks, and Jupiter quotes)' })),
+  read_at: Type.Optional(ReadAt),
+  risks: Type.Array(Type.String(), { description: 'codes of the findings of this check (in `risks`)' }),
+  reason: Type.Optional(Type.String({ description: 'why unavailable or not applicable' }))
+}, { $id: 'CheckEntry', additionalProperties: false, description: 'One check the analysis ran, and what came of it.' })
+
 export const TokenAnalysis = Type.Object({
   risk_score: Type.Integer({ minimum: 1, maximum: 100, description: 'sum of the weights of `risks`, clamped to 1..100; 100 is the riskiest' }),
   authorities: ref(TokenAuthorities),
@@ -184,12 +274,16 @@ export const TokenAnalysis = Type.Object({
   extensions: Type.Array(ref(TokenExtension), { description: 'Token-2022 extensions of the mint, in account order (empty for SPL Token mints)' }),
   metadata: Nullable(ref(TokenMetadata)),
   issuer: Type.Optional(ref(TokenIssuer)),
+  market: ref(Market),
+  sell_check: ref(SellCheck),
+  transfer_simulation: ref(TransferSimulation),
+  checks: Type.Array(ref(CheckEntry), { description: 'every check run, in a fixed order, with its outcome and source: what was checked and what could not be' }),
   risks: Type.Array(ref(Risk), { description: 'every finding, heaviest first' }),
   slot: Type.Integer({ description: 'slot at which the mint (and its metadata) was read; the same mint at the same slot gets the same answer' })
 }, {
   $id: 'TokenAnalysis',
   additionalProperties: false,
-  description: 'Security analysis of a token mint, from standard Solana RPC data only.',
+  description: 'Security analysis of a token mint: standard Solana RPC data and a simulated transfer, plus market data and sell quotes from Jupiter (PRICE_API_URL) when available; `checks` lists what was and was not checked.',
   // What a buyer gets, for the document and the bazaar discovery metadata of the 402 (one example, checked against the model by the tests).
   examples: [{
     risk_score: 10,
@@ -224,6 +318,32 @@ export const TokenAnalysis = Type.Object({
       mutable: true
     },
     issuer: { name: 'Circle', asset: 'USDC', trust_assumption: 'Circle can mint and freeze; the token is worth what Circle redeems it for.' },
+    market: {
+      available: true,
+      source: 'jupiter-tokens-v2',
+      read_at: '2026-11-25T10:00:00.000Z',
+      usd_price: 0.9998,
+      liquidity_usd: 412000000,
+      holder_count: 4100000,
+      mcap_usd: 8950000000,
+      fdv_usd: 8950000000,
+      organic_score: 98.1,
+      organic_score_label: 'high',
+      verified: true,
+      tags: ['verified', 'strict'],
+      first_pool_created_at: '2021-03-29T10:00:00Z',
+      stats_24h: { volume_usd: 812000000, buy_volume_usd: 406000000, sell_volume_usd: 406000000, price_change_pct: 0.01, buys: 1200000, sells: 1180000, traders: 91000 },
+      audit: { top_holders_percentage: 39.2, dev_mints: null, is_sus: null }
+    },
+    sell_check: { available: false, reason: 'The token is USDC, the currency sales are quoted in.', source: 'jupiter-swap-v1-quote', quotes: [] },
+    transfer_simulation: { available: true, slot: 348004023, from_account: '7VHUFJHWu2CuExkJcJrzhQPJ2oygupTWkL2A2For4BmE', amount: '1', succeeded: true, received: '1', fee_charged: '0' },
+    checks: [
+      { check: 'mint_authority', status: 'flagged', source: 'chain', slot: 348004023, risks: ['MINT_AUTHORITY_ACTIVE'] },
+      { check: 'freeze_authority', status: 'flagged', source: 'chain', slot: 348004023, risks: ['FREEZE_AUTHORITY_ACTIVE'] },
+      { check: 'holders', status: 'passed', source: 'chain', slot: 348004023, risks: [] },
+      { check: 'market', status: 'passed', source: 'jupiter', read_at: '2026-11-25T10:00:00.000Z', risks: [] },
+      { check: 'sell_quote', status: 'not_applicable', source: 'jupiter', risks: [], reason: 'The token is USDC, the currency sales are quoted in.' }
+    ],
     risks: [
       { code: 'MINT_AUTHORITY_ACTIVE', level: 'danger', weight: 5, message: 'Mint authority BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG can create new tokens at any time, diluting every holder.' },
       { code: 'FREEZE_AUTHORITY_ACTIVE', level: 'danger', weight: 5, message: 'Freeze authority 7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwB8Lm2G can freeze any token account, leaving its holder unable to sell or move the tokens.' }
@@ -238,6 +358,11 @@ export type TokenExtensionBody = Static<typeof TokenExtension>
 export type TokenMetadataBody = Static<typeof TokenMetadata>
 export type TokenIssuerBody = Static<typeof TokenIssuer>
 export type TokenAnalysisBody = Static<typeof TokenAnalysis>
+export type MarketBody = Static<typeof Market>
+export type SellCheckBody = Static<typeof SellCheck>
+export type SellQuoteBody = Static<typeof SellQuote>
+export type CheckEntryBody = Static<typeof CheckEntry>
+export type TransferSimulationBody = Static<typeof TransferSimulation>
 
 /** `:address` of GET /api/analyze-token/:address and `address` of the analyze_token MCP tool. */
 export const MintToAnalyze = Type.String({ pattern: SolanaAddress.pattern, description: 'mint address (base58, 32 bytes)', examples: SolanaAddress.examples })

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import t from 'tap'
 import { ConfigSchema } from '../config.js'
 import { PROJECT_ROOT } from '../project.js'
@@ -31,4 +31,40 @@ t.test('the configuration table lists exactly the variables the service reads', 
   const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Errors'))
   const documented = new Set([...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map(m => m[1]))
   t.same([...documented].sort(), Object.keys(ConfigSchema.properties).sort())
+})
+
+// The manual links into docs/ for the engineering record, and docs/ back into the manual: a moved
+// section must not leave a dead link or anchor behind.
+const markdownFiles = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter(name => name.endsWith('.md')).map(name => join('docs', name))]
+const withoutCode = (text: string) => text.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '')
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf (file: string): Set<string> {
+  const prose = readFileSync(join(PROJECT_ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`/g, '')
+  const headings = prose.matchAll(/^#{1,6} (.+)$/gm)
+  return new Set([...headings].map(([, heading]) => heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')))
+}
+
+t.test('every link in the README and docs/ leads to a file that exists and a heading it has', async (t) => {
+  let checked = 0
+  for (const file of markdownFiles) {
+    const text = withoutCode(readFileSync(join(PROJECT_ROOT, file), 'utf8'))
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue // http(s): outside the repository
+      const [path, anchor] = target.split('#')
+      const linked = path === '' ? file : join(dirname(file), path)
+      t.ok(existsSync(join(PROJECT_ROOT, linked)), `${file}: ${target} names a file that exists`)
+      if (anchor !== undefined && linked.endsWith('.md')) t.ok(anchorsOf(linked).has(anchor), `${file}: ${target} names a heading of ${linked}`)
+      checked++
+    }
+  }
+  t.ok(checked >= 30, `the README and docs/ link to each other (${checked} links)`)
+})
+
+t.test('every script the README and docs/ run with tsx exists', async (t) => {
+  for (const file of markdownFiles) {
+    for (const [, script] of readFileSync(join(PROJECT_ROOT, file), 'utf8').matchAll(/npx tsx ([\w./-]+\.ts)/g)) {
+      t.ok(existsSync(join(PROJECT_ROOT, script)), `${file}: ${script} exists`)
+    }
+  }
 })

@@ -4,7 +4,7 @@ import { isRpcUnavailable } from '../../lib/solana/rpc-errors.js'
 import { BuyerError } from '../errors.js'
 import { RegistrationExpiredError, RegistrationFailedError } from '../register.js'
 
-/** Exit codes of the CLI; scripts can branch on them (the README lists them). */
+/** Exit codes of the CLI; scripts can branch on them (docs/client.md lists them). */
 export const EXIT = {
   OK: 0,
   /** Bad arguments, an unreadable keypair file, an invalid registration, a keygen file that exists, a configuration check that failed. */

@@ -127,12 +127,15 @@ export function createHttpDoor (options: HttpDoorOptions) {
 
   /** Records the payment once its answer went out (reached) or the client left first. */
   function recordWhenAnswered (request: FastifyRequest, reply: FastifyReply, record: (reached: boolean) => Promise<void>): void {
-    const answered = () => {
-      reply.raw.off('finish', answered).off('close', answered)
-      record(reply.raw.writableFinished).catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'paid request not recorded'))
+    const answered = (reached: boolean) => {
+      reply.raw.off('finish', finished).off('close', closed)
+      record(reached).catch((error: unknown) => request.log.error({ error: loggableError(error) }, 'paid request not recorded'))
     }
-    // 'finish' when the answer went out (light-my-request emits only that), 'close' when the client left first.
-    reply.raw.once('finish', answered).once('close', answered)
+    // 'finish' when the answer went out (light-my-request emits only that, and never sets
+    // writableFinished), 'close' when the client left first.
+    const finished = () => answered(true)
+    const closed = () => answered(reply.raw.writableFinished)
+    reply.raw.once('finish', finished).once('close', closed)
   }
 
   /** A kept answer served again as it was delivered: the same status, body and receipt; nothing charged, nothing computed. */

@@ -34,7 +34,7 @@ export const MCP_TOOLS = {
   },
   analyze_token: {
     title: 'Token security analysis',
-    summary: 'Security analysis of a Solana token mint from on-chain data: mint and freeze authorities, Token-2022 extensions, largest holders, metadata, and a 1-100 risk score with the findings behind it.',
+    summary: 'Security analysis of a Solana token mint: authorities, Token-2022 extensions, holders, metadata, market data and sell quotes from Jupiter, a simulated transfer, the list of checks, and a 1-100 risk score with the findings behind it.',
     input: closed({ address: MintToAnalyze }),
     output: TokenAnalysis,
     service: 'analyze-token'

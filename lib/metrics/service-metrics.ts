@@ -8,7 +8,7 @@ const STORE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0
 /**
  * The service's Prometheus metrics, in a registry of their own (one per app instance). Figures are
  * per process: under PM2 cluster mode each worker is scraped on its own port and Prometheus sums
- * them (README, "Metrics").
+ * them (docs/operations.md, "Metrics").
  */
 export function createServiceMetrics (options: { defaultLabels?: Record<string, string>, processMetrics?: boolean } = {}) {
   const registry = new Registry()

@@ -15,7 +15,7 @@ export const PAID_SERVICES = {
     path: '/api/analyze-token/:address',
     method: 'GET',
     price: 100_000n,
-    description: 'Security analysis of a token mint from on-chain data: authorities, Token-2022 extensions, holder concentration, metadata and a 1-100 risk score.'
+    description: 'Security analysis of a token mint: authorities, Token-2022 extensions, holder concentration, metadata, whether it can be sold and into how much liquidity, and a 1-100 risk score.'
   }
 } as const
 

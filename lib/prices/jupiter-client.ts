@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Pool } from 'undici'
 import { AppError } from '../errors/app-error.js'
+import { parseQuote, parseTokenRecord, type JupiterTokenRecord, type QuoteOutcome } from './jupiter-market-responses.js'
 import { MalformedResponseError, parsePriceV3, parseTokenSearch, type TokenInfo, type UsdQuote } from './jupiter-responses.js'
 
 export interface JupiterClientOptions {
@@ -58,7 +59,7 @@ function finalFailure (failure: RetryableFailure): AppError {
 }
 
 /**
- * The HTTP client of Jupiter's price v3 and token search v2 APIs: one keep-alive pool, a deadline
+ * The HTTP client of Jupiter's price v3, token search v2 and swap v1 quote APIs: one keep-alive pool, a deadline
  * per attempt, and one retry of 429, 5xx and broken connections. Timeouts are not retried: a slow
  * upstream would only make the buyer wait twice as long. Every failure is an AppError
  * (502 UPSTREAM_ERROR, 503 UPSTREAM_UNAVAILABLE, 504 UPSTREAM_TIMEOUT).
@@ -78,7 +79,8 @@ export function createJupiterClient (options: JupiterClientOptions) {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey
 
-  async function attempt (path: string): Promise<{ body: unknown } | RetryableFailure> {
+  /** `answered`: statuses besides 200 whose JSON body is an answer (the quote's 400 "no route"). */
+  async function attempt (path: string, answered: readonly number[]): Promise<{ status: number, body: unknown } | RetryableFailure> {
     const deadline = new AbortController()
     const timer = setTimeout(() => deadline.abort(), timeoutMs)
     try {
@@ -91,7 +93,7 @@ export function createJupiterClient (options: JupiterClientOptions) {
           cause: new Error(`upstream answered ${response.statusCode} to ${path}`)
         }
       }
-      if (response.statusCode !== 200) {
+      if (response.statusCode !== 200 && !answered.includes(response.statusCode)) {
         await response.body.dump()
         throw upstreamError(new Error(`upstream answered ${response.statusCode} to ${path}`))
       }
@@ -106,7 +108,7 @@ export function createJupiterClient (options: JupiterClientOptions) {
         chunks.push(chunk)
       }
       try {
-        return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }
+        return { status: response.statusCode, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }
       } catch (error) {
         throw upstreamError(new MalformedResponseError(`upstream answer to ${path} is not JSON: ${(error as Error).message}`))
       }
@@ -121,16 +123,18 @@ export function createJupiterClient (options: JupiterClientOptions) {
     }
   }
 
-  async function getJson (path: string): Promise<unknown> {
-    const first = await attempt(path)
-    if ('body' in first) return first.body
+  async function getAnswer (path: string, answered: readonly number[] = []): Promise<{ status: number, body: unknown }> {
+    const first = await attempt(path, answered)
+    if ('body' in first) return first
     const waitMs = first.retryAfterMs ?? retryDelayMs * (0.5 + Math.random())
     if (waitMs > maxRetryWaitMs) throw finalFailure(first)
     await sleep(waitMs)
-    const second = await attempt(path)
-    if ('body' in second) return second.body
+    const second = await attempt(path, answered)
+    if ('body' in second) return second
     throw finalFailure(second)
   }
+
+  const getJson = async (path: string): Promise<unknown> => (await getAnswer(path)).body
 
   function parsed<T> (parse: () => T): T {
     try {
@@ -152,6 +156,19 @@ export function createJupiterClient (options: JupiterClientOptions) {
     async searchTokens (query: string): Promise<TokenInfo[]> {
       const body = await getJson(`/tokens/v2/search?query=${encodeURIComponent(query)}`)
       return parsed(() => parseTokenSearch(body))
+    },
+
+    /** The full token-API record of one mint (market data), or null when Jupiter does not list it. */
+    async getTokenRecord (mint: string): Promise<JupiterTokenRecord | null> {
+      const body = await getJson(`/tokens/v2/search?query=${encodeURIComponent(mint)}`)
+      return parsed(() => parseTokenRecord(body, mint))
+    },
+
+    /** A swap API quote (ExactIn) of `amount` base units of inputMint into outputMint; no route is an answer, not an error. */
+    async quoteExactIn (inputMint: string, outputMint: string, amount: bigint): Promise<QuoteOutcome> {
+      const query = new URLSearchParams({ inputMint, outputMint, amount: amount.toString(), swapMode: 'ExactIn', slippageBps: '50' })
+      const { status, body } = await getAnswer(`/swap/v1/quote?${query.toString()}`, [400])
+      return parsed(() => parseQuote(status, body))
     },
 
     async close (): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Address, GetAccountInfoApi, GetTokenLargestAccountsApi, GetTokenSupplyApi, Rpc, Slot } from '@solana/kit'
+import type { Address, GetAccountInfoApi, GetMultipleAccountsApi, GetTokenLargestAccountsApi, GetTokenSupplyApi, Rpc, SimulateTransactionApi, Slot } from '@solana/kit'
+import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022'
 import type { TokenAnalysisBody, TokenExtensionBody, TokenMetadataBody } from '../../schemas/token-analysis.js'
 import { normaliseExtension } from './extensions.js'
 import { holderDistribution, readHolders } from './holders.js'
@@ -6,11 +7,15 @@ import type { NetworkName } from '../solana/networks.js'
 import { knownIssuer } from './known-issuers.js'
 import { readMetaplexMetadata } from './metaplex-metadata.js'
 import { readMint } from './read-mint.js'
+import { listChecks } from './checks.js'
+import { marketBody, type MarketRead, type MarketReader } from './market.js'
 import { assessRisks, riskScore } from './score.js'
+import { checkSale, sellCheckBody, type SellRead } from './sell-check.js'
+import { simulateTransfer, transferSimulationBody, type TransferSimulationRead } from './transfer-simulation.js'
 import { summarise } from './summary.js'
 
 /** The RPC methods one analysis uses. */
-export type TokenAnalysisRpc = Rpc<GetAccountInfoApi & GetTokenLargestAccountsApi & GetTokenSupplyApi>
+export type TokenAnalysisRpc = Rpc<GetAccountInfoApi & GetTokenLargestAccountsApi & GetTokenSupplyApi & GetMultipleAccountsApi & SimulateTransactionApi>
 
 export interface TokenAnalyzerOptions {
   /** The data RPC: the node of the cluster the analysed tokens live on. */
@@ -21,8 +26,18 @@ export interface TokenAnalyzerOptions {
   ensureNetwork?: () => Promise<void>
   /** How long an answer is reused for the same mint; 0 still shares reads that overlap in time. */
   cacheTtlMs: number
+  /** Market data and sell quotes (Jupiter at PRICE_API_URL); without it both checks do not apply. */
+  market?: MarketReader
+  /**
+   * Simulate a plain transfer after the holder reads, given this much time from the start of the
+   * analysis (the chain reads' share of its budget); absent: no simulation.
+   */
+  transferSimulation?: { budgetMs: number }
   now?: () => number
 }
+
+const NO_MARKET: MarketRead = { state: 'not_applicable', reason: 'Market data does not apply: the analysis has no price API configured.' }
+const NO_SALE: SellRead = { state: 'not_applicable', reason: 'The sell check does not apply: the analysis has no price API configured.' }
 
 /** Bound on cached mints; every analysis is paid for, so this is only a memory guard. */
 const MAX_CACHED_MINTS = 1000
@@ -49,20 +64,38 @@ async function readMetadata (rpc: TokenAnalysisRpc, mint: Address, extensions: T
 /**
  * Security analysis of a mint from standard RPC reads: getAccountInfo of the mint, then together
  * getAccountInfo of its Metaplex metadata (unless the mint carries its own), getTokenLargestAccounts
- * and getTokenSupply. Everything but the holder reads is pinned to the slot of the mint read, and
- * the answer holds no clock time, so the same mint at the same slot gets the same answer.
+ * and getTokenSupply. Everything but the holder reads is pinned to the slot of the mint read. Jupiter
+ * (when configured) is asked in parallel: its token record from the start, the sell quotes once the
+ * mint's decimals are known; a failing Jupiter never fails the analysis, its checks say so. Without
+ * Jupiter the answer holds no clock time, so the same mint at the same slot gets the same answer.
  */
-export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, now = Date.now }: TokenAnalyzerOptions) {
+export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, market, transferSimulation, now = Date.now }: TokenAnalyzerOptions) {
   const cache = new Map<Address, { expiresAt: number, analysis: Promise<TokenAnalysisBody> }>()
 
   async function read (address: Address): Promise<TokenAnalysisBody> {
     await ensureNetwork?.()
+    // The simulation comes after two rounds of reads; it gets what is left of the budget.
+    const deadline = transferSimulation === undefined ? undefined : AbortSignal.timeout(transferSimulation.budgetMs)
+    // Never rejects: started before the chain reads, awaited after them.
+    const marketRead = market === undefined ? Promise.resolve(NO_MARKET) : market.readMarket(address)
     const { mint, slot } = await readMint(rpc, address)
     const extensions = mint.extensions.map(normaliseExtension)
-    const [metadata, holders] = await Promise.all([readMetadata(rpc, address, extensions, slot), readHolders(rpc, address)])
+    const sellRead = market === undefined ? Promise.resolve(NO_SALE) : marketRead.then(read => checkSale(market.client, address, mint.decimals, read))
+    const holdersRead = readHolders(rpc, address)
+    const transferRead: Promise<TransferSimulationRead | undefined> = deadline === undefined
+      ? Promise.resolve(undefined)
+      : holdersRead.then(holders => simulateTransfer({ rpc, mint: address, programAddress: mint.programAddress, decimals: mint.decimals, extensions, holders, signal: deadline }))
+    const [metadata, holders, marketFacts, sell, transfer] = await Promise.all([
+      readMetadata(rpc, address, extensions, slot),
+      holdersRead,
+      marketRead,
+      sellRead,
+      transferRead
+    ])
     const issuer = knownIssuer(address, network)
-    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer })
+    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer, market: marketFacts, sell, transfer })
     const score = riskScore(risks)
+    const holderBody = holderDistribution(holders)
     return {
       risk_score: score,
       authorities: {
@@ -77,10 +110,24 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
       token_program: mint.programAddress,
       decimals: mint.decimals,
       supply: mint.supply.toString(),
-      holders: holderDistribution(holders),
+      holders: holderBody,
       extensions,
       metadata,
       ...(issuer === undefined ? {} : { issuer }),
+      market: marketBody(marketFacts),
+      sell_check: sellCheckBody(sell),
+      transfer_simulation: transferSimulationBody(transfer),
+      checks: listChecks({
+        tokenProgram: mint.programAddress === TOKEN_2022_PROGRAM_ADDRESS ? 'token-2022' : 'spl-token',
+        extensions,
+        slot: Number(slot),
+        holders: holderBody,
+        issuer,
+        market: market === undefined ? undefined : marketFacts,
+        sell: market === undefined ? undefined : sell,
+        transfer,
+        risks
+      }),
       risks,
       slot: Number(slot)
     }

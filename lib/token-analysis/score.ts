@@ -2,6 +2,10 @@ import type { Address } from '@solana/kit'
 import type { RiskBody, TokenExtensionBody, TokenIssuerBody, TokenMetadataBody } from '../../schemas/token-analysis.js'
 import { formatTokenAmount } from '../payment/catalog.js'
 import { isAtLeast, largestAmount, percentOf, topAmount, type HolderRead } from './holders.js'
+import type { MarketRead } from './market.js'
+import { marketFindings, sellFindings } from './market-risks.js'
+import type { SellRead } from './sell-check.js'
+import type { TransferSimulationRead } from './transfer-simulation.js'
 import { MAX_SCORE, MIN_SCORE, RISK_RULES, THRESHOLDS, type RiskCode } from './risk-weights.js'
 
 /** Everything the risks are judged from: the mint as read, its metadata, its holders. */
@@ -14,9 +18,14 @@ export interface RiskFacts {
   metadata: TokenMetadataBody | null
   holders: HolderRead
   issuer?: TokenIssuerBody
+  /** Jupiter's token record and sell quotes; absent when the analysis has no price API. */
+  market?: MarketRead
+  sell?: SellRead
+  /** The simulated plain transfer; absent when none was run. */
+  transfer?: TransferSimulationRead
 }
 
-interface Finding {
+export interface Finding {
   code: RiskCode
   params: Record<string, string | number>
 }
@@ -121,6 +130,10 @@ function findingsOf (facts: RiskFacts): Finding[] {
   if (facts.issuer !== undefined) {
     findings.push({ code: 'CENTRAL_ISSUER', params: { asset: facts.issuer.asset, issuer: facts.issuer.name, trust: facts.issuer.trust_assumption } })
   }
+  findings.push(...marketFindings(facts.market), ...sellFindings(facts.sell, facts.market))
+  // An unavailable simulation weighs nothing: what it would show (frozen, non-transferable,
+  // paused, fees) is read from the mint and weighed already; it is a second, executed opinion.
+  if (facts.transfer?.state === 'failed') findings.push({ code: 'TRANSFER_SIMULATION_FAILED', params: { error: facts.transfer.error } })
   return findings
 }
 

@@ -8,8 +8,8 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /**
  * Plain sentences: the heaviest findings first, in their own words, then how many more there
- * are, then the score and where it comes from. When holder data was unavailable the summary says
- * so even if heavier findings crowd it out of the first sentences.
+ * are, then the score and where it comes from. When holder, market or sell data was unavailable
+ * the summary says so even if heavier findings crowd it out of the first sentences.
  */
 export function summarise (riskScore: number, risks: RiskBody[]): string {
   const weighted = risks.filter(risk => risk.weight > 0)
@@ -17,8 +17,9 @@ export function summarise (riskScore: number, risks: RiskBody[]): string {
     return `No risk found in the on-chain data: mint and freeze authorities are revoked, no extension gives anyone power over holders' tokens, the metadata is immutable and no account holds a large share of the supply. Risk score ${riskScore} of ${MAX_SCORE}.`
   }
   const main = weighted.slice(0, MAIN_RISKS)
-  const unavailable = weighted.find(risk => risk.code === 'HOLDERS_UNAVAILABLE')
-  if (unavailable !== undefined && !main.includes(unavailable)) main.push(unavailable)
+  for (const unavailable of weighted.filter(risk => risk.code.endsWith('_UNAVAILABLE'))) {
+    if (!main.includes(unavailable)) main.push(unavailable)
+  }
   const others = weighted.length - main.length
   const sentences = main.map(risk => risk.message)
   if (others > 0) sentences.push(`${plural(others, 'smaller finding')} ${others === 1 ? 'is' : 'are'} listed in risks.`)

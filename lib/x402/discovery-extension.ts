@@ -70,9 +70,10 @@ function compact (schema: TSchema, depth = Infinity): JsonSchema {
   return strip(selfContainedSchema(schema, MODELS), depth) as JsonSchema
 }
 
-// The output model to two levels (the analysis' sections and their fields); deeper values by their type:
-// the whole TokenAnalysis model would make the PAYMENT-REQUIRED header too long. The OpenAPI document has it all.
-const OUTPUT_DEPTH = 2
+// The output model's top level (the analysis' sections by their type), beside the full example:
+// the whole TokenAnalysis model would make the PAYMENT-REQUIRED header too long, and a payment payload
+// (clients echo the extensions) too large for BODY_LIMIT_BYTES over MCP. The OpenAPI document has it all.
+const OUTPUT_DEPTH = 1
 
 function checked (extension: DiscoveryExtension, what: string): DiscoveryExtension {
   const result = validateDiscoveryExtension(extension)
@@ -147,7 +148,7 @@ export function toolDiscoveryExtension (service: PaidServiceName): DiscoveryExte
       transport: 'streamable-http',
       inputSchema: compact(MCP_TOOLS[toolName].input),
       example: { ...models.example.params, ...models.example.query },
-      output: { example: models.example.output, schema: compact(models.output) }
+      output: { example: models.example.output, schema: compact(models.output, OUTPUT_DEPTH) }
     }).bazaar, toolName)
     toolDeclarations.set(toolName, declared)
   }

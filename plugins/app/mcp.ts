@@ -76,8 +76,7 @@ export default fp(async (fastify) => {
     let answered: Promise<boolean> | undefined
     return async () => await (answered ??= new Promise<boolean>(resolve => {
       if (reply.raw.writableFinished || reply.raw.destroyed) resolve(reply.raw.writableFinished)
-      const done = () => resolve(reply.raw.writableFinished)
-      reply.raw.once('finish', done).once('close', done)
+      reply.raw.once('finish', () => resolve(true)).once('close', () => resolve(reply.raw.writableFinished))
     }))
   }
 

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util'
-import { startPriceApi } from './index.js'
+import { DEFAULT_TOKENS, RISK_TOKENS, startPriceApi } from './index.js'
 
 /**
  * Runs the Jupiter stand-in until interrupted: `npm run price-api [-- --port 8787 --host 127.0.0.1]`.
- * Point the service at it with PRICE_API_URL=<printed URL>.
+ * Point the service at it with PRICE_API_URL=<printed URL>. Besides the well-known tokens it lists
+ * RISK_TOKENS, one per market risk of the analysis.
  */
 const { values } = parseArgs({
   options: {
@@ -18,7 +19,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(1)
 }
 
-const api = await startPriceApi({ port, host: values.host })
+const api = await startPriceApi({ port, host: values.host, tokens: [...DEFAULT_TOKENS, ...RISK_TOKENS] })
 console.log(`price-api (Jupiter stand-in) listening on ${api.url}`)
 console.log(`  PRICE_API_URL=${api.url}`)
 

@@ -2,10 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 
 /**
- * A local stand-in of Jupiter's price v3 (`/price/v3?ids=`) and token search v2
- * (`/tokens/v2/search?query=`) APIs, answering in the formats of the real samples in
- * test/fixtures/samples/token-data/ (real Jupiter answers). It keeps a token table with USD prices, counts calls per
+ * A local stand-in of Jupiter's price v3 (`/price/v3?ids=`), token search v2
+ * (`/tokens/v2/search?query=`) and swap v1 quote (`/swap/v1/quote`) APIs, answering in the formats
+ * of the real samples in test/fixtures/samples/token-data/ (real Jupiter answers and Jupiter's
+ * OpenAPI examples). It keeps a token table with USD prices and market facts, counts calls per
  * path, and can be told to fail. Standalone on purpose: it imports nothing from the service.
+ *
+ * Quotes follow a constant-product pool holding half the token's `liquidity` in USDC: selling x
+ * dollars into a reserve R loses x / (R + x), which is the price impact reported.
  */
 
 export interface PriceApiToken {
@@ -21,6 +25,14 @@ export interface PriceApiToken {
   liquidity?: number
   /** Percent; default 0. */
   priceChange24h?: number
+  /** firstPool.createdAt (ISO 8601); default 2024-06-05. */
+  firstPoolCreatedAt?: string
+  /** organicScore; default 95 when verified, 50 when not (label high >= 70, medium >= 40, low). */
+  organicScore?: number
+  /** audit.isSus; absent by default, as Jupiter leaves it out for most tokens. */
+  isSus?: boolean
+  /** false: the quote API finds no route selling the token (COULD_NOT_FIND_ANY_ROUTE). Default true. */
+  sellable?: boolean
 }
 
 export type FailureMode =
@@ -35,7 +47,8 @@ export type Failure = FailureMode & { times?: number, path?: ApiPath }
 
 export const PRICE_PATH = '/price/v3'
 export const SEARCH_PATH = '/tokens/v2/search'
-export type ApiPath = typeof PRICE_PATH | typeof SEARCH_PATH
+export const QUOTE_PATH = '/swap/v1/quote'
+export type ApiPath = typeof PRICE_PATH | typeof SEARCH_PATH | typeof QUOTE_PATH
 
 export interface RecordedRequest {
   path: string
@@ -58,15 +71,36 @@ export const DEFAULT_TOKENS: readonly PriceApiToken[] = [
   { mint: 'J1toso1uCk3RLmjorhTtrVwY9HJ7X8V9yYac6Y7kGCPn', symbol: 'JitoSOL', name: 'Jito Staked SOL', decimals: 9, usdPrice: 182.3, liquidity: 80_000_000, priceChange24h: 1.3 }
 ]
 
+/**
+ * Tokens that exercise each market risk of the analysis (none exists on a chain until created at
+ * these addresses): no sell route, a high sell impact, low liquidity, a pool opened an hour ago,
+ * a low organic score, Jupiter's suspicious flag. The local CLI serves them besides DEFAULT_TOKENS.
+ */
+export const RISK_TOKENS: readonly PriceApiToken[] = [
+  { mint: 'NoRouteXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX', symbol: 'NOROUTE', name: 'No Route Coin', decimals: 6, usdPrice: 0.01, verified: false, liquidity: 50_000, sellable: false },
+  { mint: 'ThinPooLXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX', symbol: 'THIN', name: 'Thin Pool Coin', decimals: 6, usdPrice: 0.02, verified: false, liquidity: 8_000 },
+  { mint: 'ShaLLowXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX', symbol: 'SHALLOW', name: 'Shallow Coin', decimals: 6, usdPrice: 0.5, verified: true, liquidity: 30_000 },
+  { mint: 'FreshLaunchXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX', symbol: 'FRESH', name: 'Fresh Launch', decimals: 6, usdPrice: 0.001, verified: false, liquidity: 2_000_000, firstPoolCreatedAt: 'one-hour-ago' },
+  { mint: 'SusCoinXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX', symbol: 'SUS', name: 'Suspicious Coin', decimals: 6, usdPrice: 0.03, verified: false, liquidity: 2_000_000, organicScore: 8, isSus: true }
+]
+
 const MAX_PRICE_IDS = 50
 const MAX_SEARCH_RESULTS = 20
 const FIRST_BLOCK_ID = 348_004_023
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 const CREATED_AT = '2024-06-05T08:55:25.527Z'
 
-interface TableEntry extends Required<PriceApiToken> {
+interface TableEntry extends Required<Omit<PriceApiToken, 'isSus'>> {
+  isSus?: boolean
   blockId: number
 }
+
+/** 'one-hour-ago' is resolved at answer time, so a "new" token stays new however long the stand-in runs. */
+function poolCreatedAt (value: string): string {
+  return value === 'one-hour-ago' ? new Date(Date.now() - 3_600_000).toISOString() : value
+}
+
+const organicLabel = (score: number) => score >= 70 ? 'high' : score >= 40 ? 'medium' : 'low'
 
 export async function startPriceApi (options: { port?: number, host?: string, tokens?: readonly PriceApiToken[], apiKey?: string } = {}) {
   const table = new Map<string, TableEntry>()
@@ -77,7 +111,18 @@ export async function startPriceApi (options: { port?: number, host?: string, to
   const slowAnswers = new Set<NodeJS.Timeout>()
 
   function addToken (token: PriceApiToken): void {
-    table.set(token.mint, { verified: true, liquidity: 1_000_000, priceChange24h: 0, ...token, blockId: nextBlockId++ })
+    const verified = token.verified ?? true
+    table.set(token.mint, {
+      verified,
+      liquidity: 1_000_000,
+      priceChange24h: 0,
+      firstPoolCreatedAt: CREATED_AT,
+      organicScore: verified ? 95 : 50,
+      isSus: undefined as unknown as boolean,
+      sellable: true,
+      ...token,
+      blockId: nextBlockId++
+    })
   }
   for (const token of options.tokens ?? DEFAULT_TOKENS) addToken(token)
 
@@ -104,18 +149,28 @@ export async function startPriceApi (options: { port?: number, host?: string, to
       createdAt: CREATED_AT,
       circSupply: supply,
       totalSupply: supply,
-      firstPool: { id: token.mint, createdAt: CREATED_AT },
+      firstPool: { id: token.mint, createdAt: poolCreatedAt(token.firstPoolCreatedAt) },
       holderCount: 100_000,
-      audit: { mintAuthorityDisabled: true, freezeAuthorityDisabled: true, topHoldersPercentage: 12.5 },
-      organicScore: token.verified ? 95 : 20,
-      organicScoreLabel: token.verified ? 'high' : 'low',
+      audit: { ...(token.isSus !== undefined && { isSus: token.isSus }), mintAuthorityDisabled: true, freezeAuthorityDisabled: true, topHoldersPercentage: 12.5, devMints: 1 },
+      organicScore: token.organicScore,
+      organicScoreLabel: organicLabel(token.organicScore),
       isVerified: token.verified,
       tags: token.verified ? ['community', 'strict', 'verified'] : ['community'],
       fdv: (token.usdPrice ?? 0) * supply,
       mcap: (token.usdPrice ?? 0) * supply,
       ...(token.usdPrice !== null && { usdPrice: token.usdPrice, priceBlockId: token.blockId }),
       liquidity: token.liquidity,
-      stats24h: { priceChange: token.priceChange24h, holderChange: 0, liquidityChange: 0, volumeChange: 0, buyVolume: 0, sellVolume: 0, numBuys: 0, numSells: 0, numTraders: 0 },
+      stats24h: {
+        priceChange: token.priceChange24h,
+        holderChange: 0,
+        liquidityChange: 0,
+        volumeChange: 0,
+        buyVolume: token.liquidity / 4,
+        sellVolume: token.liquidity / 5,
+        numBuys: 1200,
+        numSells: 1100,
+        numTraders: 640
+      },
       updatedAt: new Date().toISOString()
     }
   }
@@ -148,6 +203,47 @@ export async function startPriceApi (options: { port?: number, host?: string, to
     return [200, found.map(searchEntry)]
   }
 
+  // Jupiter's refusal when nothing routes the pair (HTTP 400, see jupiter-swap-v1-quote-no-route.json).
+  const noRoute = (): [number, unknown] => [400, { error: 'Could not find any route', errorCode: 'COULD_NOT_FIND_ANY_ROUTE' }]
+
+  /** ExactIn quotes through one constant-product pool per token, USDC side = liquidity / 2. */
+  function answerQuote (query: URLSearchParams): [number, unknown] {
+    const inputMint = query.get('inputMint') ?? ''
+    const outputMint = query.get('outputMint') ?? ''
+    const amountText = query.get('amount') ?? ''
+    if (!/^[1-9][0-9]*$/.test(amountText) || inputMint === '' || outputMint === '') return [400, { error: 'inputMint, outputMint and amount are required', errorCode: 'INVALID_REQUEST' }]
+    if ((query.get('swapMode') ?? 'ExactIn') !== 'ExactIn') return [400, { error: 'only ExactIn is served here', errorCode: 'INVALID_REQUEST' }]
+    const input = table.get(inputMint)
+    const output = table.get(outputMint)
+    if (input === undefined) return [400, { error: `The token ${inputMint} is not tradable`, errorCode: 'TOKEN_NOT_TRADABLE' }]
+    if (output === undefined || input.usdPrice === null || output.usdPrice === null || !input.sellable || input.liquidity <= 0) return noRoute()
+    const amount = BigInt(amountText)
+    const valueIn = Number(amount) / 10 ** input.decimals * input.usdPrice
+    const reserve = input.liquidity / 2
+    const impact = valueIn / (reserve + valueIn)
+    const outAmount = BigInt(Math.floor(valueIn * (1 - impact) / output.usdPrice * 10 ** output.decimals))
+    const slippageBps = Number(query.get('slippageBps') ?? '50')
+    const ammKey = `Pool${input.mint.slice(4)}`.slice(0, 44)
+    return [200, {
+      inputMint,
+      inAmount: amount.toString(),
+      outputMint,
+      outAmount: outAmount.toString(),
+      otherAmountThreshold: (outAmount * BigInt(10_000 - slippageBps) / 10_000n).toString(),
+      swapMode: 'ExactIn',
+      slippageBps,
+      platformFee: null,
+      priceImpactPct: impact.toFixed(10),
+      routePlan: [{
+        swapInfo: { ammKey, label: 'Local CPMM', inputMint, outputMint, inAmount: amount.toString(), outAmount: outAmount.toString(), feeAmount: '0', feeMint: outputMint },
+        percent: 100,
+        bps: 10_000
+      }],
+      contextSlot: 324_307_186 + nextBlockId,
+      timeTaken: 0.002
+    }]
+  }
+
   function send (response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
     response.writeHead(status, { 'content-type': 'application/json', ...headers })
     response.end(body)
@@ -168,7 +264,7 @@ export async function startPriceApi (options: { port?: number, host?: string, to
     requests.push({ path, query: Object.fromEntries(url.searchParams), apiKey })
 
     if (request.method !== 'GET') return send(response, 405, JSON.stringify({ error: 'Method Not Allowed' }))
-    if (path !== PRICE_PATH && path !== SEARCH_PATH) return send(response, 404, JSON.stringify({ error: 'Not Found' }))
+    if (path !== PRICE_PATH && path !== SEARCH_PATH && path !== QUOTE_PATH) return send(response, 404, JSON.stringify({ error: 'Not Found' }))
     if (options.apiKey !== undefined && apiKey !== options.apiKey) return send(response, 401, JSON.stringify({ error: 'Unauthorized' }))
 
     const fault = currentFailure(path)
@@ -178,7 +274,9 @@ export async function startPriceApi (options: { port?: number, host?: string, to
     }
     if (fault?.mode === 'wrong-shape') return send(response, 200, path === PRICE_PATH ? '[]' : '{"data":[]}')
 
-    const [status, body] = path === PRICE_PATH ? answerPrices(url.searchParams) : answerSearch(url.searchParams)
+    const [status, body] = path === PRICE_PATH
+      ? answerPrices(url.searchParams)
+      : path === SEARCH_PATH ? answerSearch(url.searchParams) : answerQuote(url.searchParams)
     const text = JSON.stringify(body)
     if (fault?.mode === 'malformed') return send(response, 200, text.slice(0, Math.floor(text.length / 2)))
     if (fault?.mode === 'slow') {
@@ -218,7 +316,7 @@ export async function startPriceApi (options: { port?: number, host?: string, to
     },
     /** Requests received per path, failed ones included. */
     calls (): Record<string, number> {
-      return { [PRICE_PATH]: 0, [SEARCH_PATH]: 0, ...counts }
+      return { [PRICE_PATH]: 0, [SEARCH_PATH]: 0, [QUOTE_PATH]: 0, ...counts }
     },
     /** Every request received, oldest first. */
     requests (): RecordedRequest[] {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { DEFAULT_TOKENS, PRICE_PATH, SEARCH_PATH, startPriceApi } from '../price-api/index.js'
+import { DEFAULT_TOKENS, PRICE_PATH, QUOTE_PATH, RISK_TOKENS, SEARCH_PATH, startPriceApi } from '../price-api/index.js'
 
 const SAMPLES = new URL('./fixtures/samples/token-data/', import.meta.url)
 const sample = (name: string): any => JSON.parse(readFileSync(new URL(name, SAMPLES), 'utf8'))
@@ -49,7 +49,7 @@ t.test('/tokens/v2/search answers in the format of the real example', async t =>
   const { twitter, website, dev, ...common } = real
   t.ok(twitter !== undefined && website !== undefined && dev !== undefined, 'the social fields are the only ones left out')
   t.same(shape(body[0]), shape(common))
-  t.same(shape(body[0].audit), shape(sample('jupiter-tokens-v2-search-SOL.json')[0].audit), 'audit as in the SOL sample')
+  t.same(shape(body[0].audit), shape(real.audit), 'audit as in the JUP sample (devMints included)')
   t.match(body[0], { id: JUP, symbol: 'JUP', name: 'Jupiter', decimals: 6, isVerified: true, tags: ['community', 'strict', 'verified'] })
   t.same(Object.keys(body[0].stats24h), Object.keys(common.stats24h))
 })
@@ -90,10 +90,10 @@ t.test('calls are counted per path, failures included', async t => {
   await get(`${PRICE_PATH}?ids=${USDC}`)
   await get(`${SEARCH_PATH}?query=x`, { headers: { 'x-api-key': 'k' } })
   await get('/elsewhere')
-  t.same(api.calls(), { [PRICE_PATH]: 2, [SEARCH_PATH]: 1, '/elsewhere': 1 })
+  t.same(api.calls(), { [PRICE_PATH]: 2, [SEARCH_PATH]: 1, [QUOTE_PATH]: 0, '/elsewhere': 1 })
   t.same(api.requests()[2], { path: SEARCH_PATH, query: { query: 'x' }, apiKey: 'k' })
   api.resetCalls()
-  t.same(api.calls(), { [PRICE_PATH]: 0, [SEARCH_PATH]: 0 })
+  t.same(api.calls(), { [PRICE_PATH]: 0, [SEARCH_PATH]: 0, [QUOTE_PATH]: 0 })
   t.same(api.requests(), [])
 })
 
@@ -162,4 +162,41 @@ t.test('stop() does not wait for pending slow answers', async t => {
   await lagging.stop()
   t.ok(Date.now() - started < 1000)
   t.ok(await pending instanceof Error, 'the pending request is cut')
+})
+
+t.test('/swap/v1/quote answers in the format of Jupiter\'s OpenAPI example, priced by a constant-product pool', async t => {
+  const { status, body } = await get(`${QUOTE_PATH}?inputMint=${JUP}&outputMint=${USDC}&amount=1000000000&swapMode=ExactIn&slippageBps=50`)
+  t.equal(status, 200)
+  const real = sample('jupiter-swap-v1-quote-openapi-example.json')
+  t.same(Object.keys(body).sort(), Object.keys(real).sort())
+  t.same(Object.keys(body.routePlan[0].swapInfo).sort(), Object.keys(real.routePlan[0].swapInfo).sort())
+  t.same(typeof body.priceImpactPct, typeof real.priceImpactPct, 'priceImpactPct is a string, as Jupiter gives it')
+  t.match(body, { inputMint: JUP, outputMint: USDC, inAmount: '1000000000', swapMode: 'ExactIn', slippageBps: 50, routePlan: [{ percent: 100 }] })
+  // 1,000 JUP at $0.4056 = $405.6 into half of $2,992,387: impact 405.6 / (1,496,193.5 + 405.6).
+  const impact = 405.6 / (2_992_387 / 2 + 405.6)
+  t.ok(Math.abs(Number(body.priceImpactPct) - impact) < 1e-9)
+  t.equal(body.outAmount, String(Math.floor(405.6 * (1 - impact) / 0.9999 * 1e6)))
+})
+
+t.test('quote refusals are Jupiter\'s 400 answers: no route, not tradable, bad request', async t => {
+  const noRoute = RISK_TOKENS.find(token => token.symbol === 'NOROUTE')!
+  api.addToken(noRoute)
+  t.teardown(() => api.removeToken(noRoute.mint))
+  const refused = await get(`${QUOTE_PATH}?inputMint=${noRoute.mint}&outputMint=${USDC}&amount=1000`)
+  t.equal(refused.status, 400)
+  t.same(refused.body, sample('jupiter-swap-v1-quote-no-route.json'))
+  const unknown = await get(`${QUOTE_PATH}?inputMint=${OTHER}&outputMint=${USDC}&amount=1000`)
+  t.match(unknown, { status: 400, body: { errorCode: 'TOKEN_NOT_TRADABLE' } })
+  t.match(await get(`${QUOTE_PATH}?inputMint=${JUP}&outputMint=${USDC}&amount=0`), { status: 400, body: { errorCode: 'INVALID_REQUEST' } })
+})
+
+t.test('risk tokens carry the market facts each risk needs, in the token API format', async t => {
+  const local = await startPriceApi({ tokens: [...DEFAULT_TOKENS, ...RISK_TOKENS] })
+  t.teardown(() => local.stop())
+  const answer = await (await fetch(`${local.url}${SEARCH_PATH}?query=${RISK_TOKENS.map(token => token.mint).join(',')}`)).json() as any[]
+  const bySymbol = Object.fromEntries(answer.map(entry => [entry.symbol, entry]))
+  t.equal(bySymbol.THIN.liquidity, 8_000)
+  t.ok(Date.now() - Date.parse(bySymbol.FRESH.firstPool.createdAt) < 2 * 3_600_000, 'a pool opened an hour ago, whenever asked')
+  t.match(bySymbol.SUS, { audit: { isSus: true }, organicScore: 8, organicScoreLabel: 'low', isVerified: false })
+  t.notOk('isSus' in bySymbol.THIN.audit, 'absent unless set, as Jupiter leaves it out')
 })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { PRICE_PATH, SEARCH_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
+import { PRICE_PATH, QUOTE_PATH, SEARCH_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
 import { createJupiterClient, parseRetryAfterMs, type JupiterClientOptions } from '../../../lib/prices/jupiter-client.js'
 
 const SOL = 'So11111111111111111111111111111111111111112'
@@ -100,7 +100,7 @@ t.test('bodies that are not JSON, or of the wrong shape: 502, not retried', asyn
     await t.rejects(jupiter.getUsdPrices([SOL]), { statusCode: 502, code: 'UPSTREAM_ERROR' }, `price, ${mode}`)
     await t.rejects(jupiter.searchTokens('SOL'), { statusCode: 502, code: 'UPSTREAM_ERROR' }, `search, ${mode}`)
   }
-  t.same(api.calls(), { [PRICE_PATH]: 2, [SEARCH_PATH]: 2 })
+  t.same(api.calls(), { [PRICE_PATH]: 2, [SEARCH_PATH]: 2, [QUOTE_PATH]: 0 })
 })
 
 t.test('nobody listening: 503 UPSTREAM_UNAVAILABLE with Retry-After, after one retry', async t => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { getAddressDecoder } from '@solana/kit'
 import t from 'tap'
-import { PRICE_PATH, SEARCH_PATH, startPriceApi, type PriceApiToken } from '@token-merchant/localnet/price-api'
+import { PRICE_PATH, QUOTE_PATH, SEARCH_PATH, startPriceApi, type PriceApiToken } from '@token-merchant/localnet/price-api'
 import { createPriceService, type PriceServiceOptions } from '../../../lib/prices/price-service.js'
 
 const SOL = 'So11111111111111111111111111111111111111112'
@@ -122,7 +122,7 @@ t.test('an ambiguous symbol: 409 AMBIGUOUS_SYMBOL listing the candidates, no pri
   }
   await t.rejects(prices.resolveToken('perp'), expected)
   await t.rejects(prices.getPrice('perp'), expected)
-  t.same(api.calls(), { [PRICE_PATH]: 0, [SEARCH_PATH]: 1 }, 'the ambiguity is cached too')
+  t.same(api.calls(), { [PRICE_PATH]: 0, [SEARCH_PATH]: 1, [QUOTE_PATH]: 0 }, 'the ambiguity is cached too')
   t.match(await prices.getPrice(two.mint), { id: two.mint, mintSymbol: 'PERP' }, 'the mint still works')
 })
 
@@ -146,7 +146,7 @@ t.test('malformed input: 400 VALIDATION_ERROR without upstream calls', async t =
   const prices = service(t)
   await t.rejects(prices.resolveToken('not a token!'), { statusCode: 400, code: 'VALIDATION_ERROR' })
   await t.rejects(prices.getPrice('SOL', 'z'.repeat(44)), { statusCode: 400, code: 'VALIDATION_ERROR', details: { token: 'z'.repeat(44) } })
-  t.same(api.calls(), { [PRICE_PATH]: 0, [SEARCH_PATH]: 0 })
+  t.same(api.calls(), { [PRICE_PATH]: 0, [SEARCH_PATH]: 0, [QUOTE_PATH]: 0 })
 })
 
 t.test('a known token without a price: 404 PRICE_UNAVAILABLE, for the token or the quote', async t => {
@@ -207,7 +207,7 @@ t.test('concurrent lookups share one upstream call', async t => {
   const prices = service(t)
   const records = await Promise.all(Array.from({ length: 10 }, (_, i) => prices.getPrice(i % 2 === 0 ? 'gem' : '$GEM')))
   t.ok(records.every(r => r.id === gem.mint && r.fetchedAt === records[0].fetchedAt))
-  t.same(api.calls(), { [PRICE_PATH]: 1, [SEARCH_PATH]: 1 })
+  t.same(api.calls(), { [PRICE_PATH]: 1, [SEARCH_PATH]: 1, [QUOTE_PATH]: 0 })
 })
 
 t.test('caches are bounded', async t => {

@@ -236,7 +236,8 @@ t.test('an RPC that refuses getTokenLargestAccounts still gets an answer, marked
   t.same(codes(excluded), ['HOLDERS_UNAVAILABLE', 'METADATA_MISSING'])
   t.equal(excluded.risk_score, full.risk_score + 10)
   t.match(excluded.summary, /Holder data is unavailable: .*Concentration risks are unknown, not absent\./)
-  t.same({ ...excluded, holders: full.holders, risks: full.risks, risk_score: full.risk_score, summary: full.summary, slot: full.slot }, full, 'the rest of the answer is unchanged')
+  t.match(excluded.checks.find(entry => entry.check === 'holders'), { status: 'unavailable', source: 'chain', reason: /does not index/, risks: ['HOLDERS_UNAVAILABLE'] })
+  t.same({ ...excluded, holders: full.holders, risks: full.risks, risk_score: full.risk_score, summary: full.summary, slot: full.slot, checks: full.checks }, full, 'the rest of the answer is unchanged')
 
   net.failMethod('getTokenLargestAccounts', { httpStatus: 429, retryAfter: 10 })
   const limited = await analyze(concentrated)

@@ -6,6 +6,10 @@ import { knownIssuer } from '../../../lib/token-analysis/known-issuers.js'
 import { accountBytes, decodeMintAccount } from '../../../lib/token-analysis/read-mint.js'
 import { RISK_RULES } from '../../../lib/token-analysis/risk-weights.js'
 import { assessRisks, riskScore, type RiskFacts } from '../../../lib/token-analysis/score.js'
+import type { MarketRead } from '../../../lib/token-analysis/market.js'
+import type { SellRead } from '../../../lib/token-analysis/sell-check.js'
+import type { JupiterTokenRecord } from '../../../lib/prices/jupiter-market-responses.js'
+import type { SellQuoteBody } from '../../../schemas/token-analysis.js'
 import { summarise } from '../../../lib/token-analysis/summary.js'
 
 const SAMPLES = new URL('../../fixtures/samples/', import.meta.url)
@@ -29,6 +33,14 @@ const CLEAN: RiskFacts = {
   metadata: { source: 'metaplex', address: SOMEONE, name: 'Clean', symbol: 'CLN', uri: '', update_authority: SOMEONE, mutable: false },
   holders: WIDELY_HELD
 }
+const READ_AT = new Date('2026-02-23T05:00:00Z')
+// The JUP record of the real sample (jupiter-tokens-v2-search-JUP.json): a deep, old, verified market.
+const JUP_RECORD: JupiterTokenRecord = JSON.parse(readFileSync(new URL('token-data/jupiter-tokens-v2-search-JUP.json', SAMPLES), 'utf8'))[0]
+const listed = (record: Partial<JupiterTokenRecord> = {}): MarketRead => ({ state: 'listed', readAt: READ_AT, record: { ...JUP_RECORD, ...record } })
+const sale = (usd: number, routeFound: boolean, impact: number): SellQuoteBody => ({
+  usd_value: usd, in_amount: '1', route_found: routeFound, out_amount: routeFound ? '1' : null, out_usd: routeFound ? usd : null, price_impact_pct: routeFound ? impact : null, venues: [], slot: 1
+})
+const quoted = (...quotes: SellQuoteBody[]): SellRead => ({ state: 'quoted', readAt: READ_AT, quotes })
 const scoreOf = (facts: RiskFacts) => riskScore(assessRisks(facts))
 const codesOf = (facts: RiskFacts) => assessRisks(facts).map(risk => risk.code).sort()
 
@@ -202,14 +214,55 @@ t.test('the weight table is well-formed and every message is filled in', async t
     ],
     metadata: { ...CLEAN.metadata!, mutable: true },
     holders: { available: false, reason: 'Holder data is unavailable: test.' },
-    issuer: knownIssuer(USDC, 'mainnet-beta')
+    issuer: knownIssuer(USDC, 'mainnet-beta'),
+    market: listed({ liquidity: 10, isVerified: false, organicScore: 3, organicScoreLabel: 'low', audit: { isSus: true }, firstPool: { createdAt: '2026-02-23T04:00:00Z' } }),
+    sell: quoted(sale(100, true, 1), sale(1000, false, 0))
   }
   const risks = assessRisks(everything)
   for (const risk of risks) t.notMatch(risk.message, /[{}]|undefined|null/, `${risk.code} message filled`)
   const found = new Set(risks.map(risk => risk.code))
   const unreachable = Object.keys(RISK_RULES).filter(code => !found.has(code as keyof typeof RISK_RULES))
-  // Holder findings need holder data, which `everything` lacks on purpose; the tests above find them.
-  t.same(unreachable.sort(), ['FEW_HOLDERS', 'LARGEST_HOLDER_HIGH', 'LARGEST_HOLDER_MAJORITY', 'METADATA_MISSING', 'TOP10_CONCENTRATED', 'TOP10_HIGH', 'TRANSFER_FEE', 'TRANSFER_FEE_LOW'])
+  // Holder findings need holder data, which `everything` lacks on purpose; the tests above find
+  // them. The sale's other outcomes exclude NO_SELL_ROUTE; the market test below finds them.
+  t.same(unreachable.sort(), [
+    'FEW_HOLDERS', 'LARGEST_HOLDER_HIGH', 'LARGEST_HOLDER_MAJORITY', 'MARKET_UNAVAILABLE', 'METADATA_MISSING', 'SELL_CHECK_UNAVAILABLE', 'SELL_IMPACT_HIGH',
+    'TOP10_CONCENTRATED', 'TOP10_HIGH', 'TRANSFER_FEE', 'TRANSFER_FEE_LOW', 'TRANSFER_SIMULATION_FAILED'
+  ])
   t.match(risks.find(risk => risk.code === 'TRANSFER_FEE_HIGH')?.message, /1% \(at most 0\.000005 tokens per transfer\) before epoch 9 and 20% \(at most 0\.000007 tokens per transfer\) from then on/)
   t.equal(riskScore(risks), 100)
+})
+
+t.test('market and sale findings: each produced past its threshold, and not before', async t => {
+  const withMarket = (market: MarketRead, sell?: SellRead) => codesOf({ ...CLEAN, market, sell })
+  t.same(withMarket(listed(), quoted(sale(100, true, 0.01), sale(1000, true, 0.1))), [], 'the real JUP record and a deep sale: nothing')
+
+  t.same(withMarket(listed({ liquidity: 9_999.99 })), ['LOW_LIQUIDITY'])
+  t.same(withMarket(listed({ liquidity: 10_000 })), [], '$10,000 is enough')
+  t.same(withMarket(listed({ liquidity: null })), [], 'no figure is no finding (the sell quote measures depth)')
+
+  const hoursAgo = (h: number) => new Date(READ_AT.getTime() - h * 3_600_000).toISOString()
+  t.same(withMarket(listed({ firstPool: { createdAt: hoursAgo(23.9) } })), ['NEW_TOKEN'])
+  t.match(assessRisks({ ...CLEAN, market: listed({ firstPool: { createdAt: hoursAgo(5) } }) })[0].message, /created 5 hours ago \(2026-02-23T00:00:00\.000Z\)/)
+  t.same(withMarket(listed({ firstPool: { createdAt: hoursAgo(24) } })), [], 'a day old is not new')
+  t.same(withMarket(listed({ firstPool: null })), [])
+
+  t.same(withMarket(listed({ organicScoreLabel: 'low', organicScore: 12.4 })), ['LOW_ORGANIC_SCORE'])
+  t.same(withMarket(listed({ organicScoreLabel: 'medium', organicScore: 45 })), [])
+  t.same(withMarket(listed({ audit: { isSus: true } })), ['FLAGGED_BY_JUPITER'])
+  t.same(withMarket(listed({ audit: { isSus: false } })), [])
+  t.same(withMarket(listed({ isVerified: false })), ['UNVERIFIED'])
+  t.same(withMarket(listed({ isVerified: null })), ['UNVERIFIED'], 'unknown verification is not verified')
+
+  t.same(withMarket(listed(), quoted(sale(100, true, 0.5), sale(1000, true, 5))), ['SELL_IMPACT_HIGH'])
+  t.match(assessRisks({ ...CLEAN, sell: quoted(sale(100, true, 0.5), sale(1000, true, 6.25)) })[0].message, /6\.25%: a sale of that size loses about \$63\./)
+  t.same(withMarket(listed(), quoted(sale(100, true, 0.5), sale(1000, true, 4.99))), [], 'under 5% at $1,000 is no finding')
+  t.same(withMarket(listed(), quoted(sale(100, false, 0), sale(1000, false, 0))), ['NO_SELL_ROUTE'])
+  t.match(assessRisks({ ...CLEAN, sell: quoted(sale(100, true, 0), sale(1000, false, 0)) })[0].message, /no route selling \$1,000 of the token/)
+
+  const down: MarketRead = { state: 'unavailable', reason: 'Market data is unavailable: Jupiter\'s token API did not answer in time.' }
+  t.same(withMarket(down, { state: 'unavailable', reason: 'no price' }), ['MARKET_UNAVAILABLE'], 'one unknown, not two')
+  t.same(withMarket(listed(), { state: 'unavailable', reason: 'The sell check is unavailable: quotes failed.' }), ['SELL_CHECK_UNAVAILABLE'])
+  t.same(withMarket({ state: 'not_applicable', reason: 'devnet' }, { state: 'not_applicable', reason: 'devnet' }), [], 'another cluster: nothing to weigh')
+  t.equal(scoreOf({ ...CLEAN, market: down }), 10, 'unknown weighs as HOLDERS_UNAVAILABLE does (a clean token scores the minimum, 1)')
+  t.match(summarise(scoreOf({ ...CLEAN, market: down }), assessRisks({ ...CLEAN, market: down })), /did not answer in time\. Liquidity, age and trading risks are unknown, not absent\./)
 })
