@@ -30,6 +30,7 @@ export function timedStore<S extends Store> (store: S, observe: StoreObserver): 
     keptAnswer: (...args) => time('claims.keptAnswer', () => claims.keptAnswer(...args)),
     claimOfPaymentId: (...args) => time('claims.claimOfPaymentId', () => claims.claimOfPaymentId(...args)),
     markReached: (...args) => time('claims.markReached', () => claims.markReached(...args)),
+    markLost: (...args) => time('claims.markLost', () => claims.markLost(...args)),
     cancelCall: (...args) => time('claims.cancelCall', () => claims.cancelCall(...args)),
     pruneAnswers: (...args) => claims.pruneAnswers(...args)
   }

@@ -43,8 +43,14 @@ export interface KeptAnswer extends Omit<AnswerToKeep, 'retentionMs'> {
   service: string
   resource: string
   paymentId?: string
-  /** The answer reached the buyer (the HTTP answer finished, the MCP result was written) and no cancel came after. */
-  reached: boolean
+  /**
+   * true: the answer reached the buyer (the HTTP answer finished, the MCP result was written) and no
+   * cancel came after; false: it did not (the client left first, or cancelled); null: not known yet
+   * (it is being written, or its holder died before it could say).
+   */
+  reached: boolean | null
+  /** When it was kept (unix ms). */
+  keptAt: number
   expiresAt: number
 }
 
@@ -95,6 +101,8 @@ export interface PaymentClaims {
    * another instance before that call's answer went out.
    */
   markReached (signature: string, redelivered?: boolean): Promise<void>
+  /** The kept answer did not reach the buyer (the client left before it was written). */
+  markLost (signature: string): Promise<void>
   /**
    * The MCP client cancelled the call `callerRef` names: its claim can no longer be marked sent
    * (nothing is settled), and its kept answer, if any, counts as not reached. True if a claim matched.

@@ -55,16 +55,16 @@ const REDEEM = {
     redeemed AS (UPDATE payment_claims c SET status = 'redeemed', redeemed_at = i.now FROM i
       WHERE ${HELD}
       RETURNING c.signature, c.claim_id),
-    kept AS (INSERT INTO kept_answers (signature, request_key, status, content_type, body, receipt, expires_at)
-      SELECT i.signature, i.request_key, i.status, i.content_type, i.body, i.receipt, i.now + i.retention_ms
+    kept AS (INSERT INTO kept_answers (signature, request_key, status, content_type, body, receipt, kept_at, expires_at)
+      SELECT i.signature, i.request_key, i.status, i.content_type, i.body, i.receipt, i.now, i.now + i.retention_ms
       FROM i JOIN redeemed r ON r.signature = i.signature AND r.claim_id = i.claim_id
       WHERE i.body IS NOT NULL
       ON CONFLICT (signature) DO UPDATE SET request_key = excluded.request_key, status = excluded.status, content_type = excluded.content_type,
-        body = excluded.body, receipt = excluded.receipt, reached = false, expires_at = excluded.expires_at)
+        body = excluded.body, receipt = excluded.receipt, reached = NULL, kept_at = excluded.kept_at, expires_at = excluded.expires_at)
     SELECT signature, claim_id FROM redeemed`
 }
 const KEPT_ANSWER = `SELECT a.signature, a.request_key AS "requestKey", a.status, a.content_type AS "contentType", a.body, a.receipt,
-    a.reached AND NOT c.cancelled AS reached, a.expires_at AS "expiresAt", c.payer, c.amount, c.service, c.resource, c.payment_id AS "paymentId"
+    CASE WHEN c.cancelled THEN false ELSE a.reached END AS reached, a.kept_at AS "keptAt", a.expires_at AS "expiresAt", c.payer, c.amount, c.service, c.resource, c.payment_id AS "paymentId"
   FROM kept_answers a JOIN payment_claims c ON c.signature = a.signature
   WHERE a.signature = $1 AND a.expires_at > coalesce($2::bigint, ${CLOCK_MS})`
 // A re-delivery that reached the buyer: the answer is used, whatever cancel the paying call had.
@@ -230,11 +230,18 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
     renew: async (signature, claimId, leaseMs, now) => await renew({ signature, claimId, leaseMs, now }),
     redeem: async (signature, claimId, now, answer) => await redeem({ signature, claimId, now, answer }),
     async keptAnswer (signature, now) {
-      const { rows } = await query<Omit<KeptAnswer, 'receipt' | 'expiresAt' | 'paymentId' | 'amount'> & { receipt: string, expiresAt: string, paymentId: string | null, amount: string }>(pools.fast,
+      const { rows } = await query<Omit<KeptAnswer, 'receipt' | 'expiresAt' | 'keptAt' | 'paymentId' | 'amount'> & { receipt: string, expiresAt: string, keptAt: string, paymentId: string | null, amount: string }>(pools.fast,
         { text: KEPT_ANSWER, values: [signature, now ?? null] })
       if (rows.length === 0) return undefined
       const { paymentId, ...kept } = rows[0]
-      return { ...kept, amount: BigInt(kept.amount), receipt: JSON.parse(kept.receipt) as Record<string, unknown>, expiresAt: Number(kept.expiresAt), ...(paymentId === null ? {} : { paymentId }) }
+      return {
+        ...kept,
+        amount: BigInt(kept.amount),
+        receipt: JSON.parse(kept.receipt) as Record<string, unknown>,
+        keptAt: Number(kept.keptAt),
+        expiresAt: Number(kept.expiresAt),
+        ...(paymentId === null ? {} : { paymentId })
+      }
     },
     async claimOfPaymentId (payer, paymentId) {
       const { rows } = await query<{ signature: string, status: ClaimState['status'] }>(pools.fast,
@@ -243,6 +250,9 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
     },
     async markReached (signature, redelivered = false) {
       await query(pools.fast, { text: redelivered ? MARK_REDELIVERY_REACHED : 'UPDATE kept_answers SET reached = true WHERE signature = $1', values: [signature] })
+    },
+    async markLost (signature) {
+      await query(pools.fast, { text: 'UPDATE kept_answers SET reached = false WHERE signature = $1 AND reached IS NULL', values: [signature] })
     },
     async cancelCall (callerRef) {
       return ((await query(pools.durable, { text: CANCEL_CALL, values: [callerRef, CANCEL_MEMORY_MS] })).rowCount ?? 0) > 0

@@ -48,20 +48,21 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   const release = db.transaction((signature: string, claimId: string, now: number) =>
     deletePending.run(signature, claimId).changes + endSentLease.run(now, signature, claimId).changes === 1)
   const keepAnswer = db.prepare(`
-    INSERT OR REPLACE INTO kept_answers (signature, request_key, status, content_type, body, receipt, expires_at)
-    VALUES (@signature, @requestKey, @status, @contentType, @body, @receipt, @expiresAt)`)
+    INSERT OR REPLACE INTO kept_answers (signature, request_key, status, content_type, body, receipt, kept_at, expires_at)
+    VALUES (@signature, @requestKey, @status, @contentType, @body, @receipt, @keptAt, @expiresAt)`)
   const redeemKeeping = db.transaction((signature: string, claimId: string, now: number, answer: AnswerToKeep) => {
     if (redeemStatement.run(now, signature, claimId).changes !== 1) return false
-    keepAnswer.run({ ...answer, signature, receipt: JSON.stringify(answer.receipt), expiresAt: now + answer.retentionMs })
+    keepAnswer.run({ ...answer, signature, receipt: JSON.stringify(answer.receipt), keptAt: now, expiresAt: now + answer.retentionMs })
     return true
   })
   const keptAnswerStatement = db.prepare(`
     SELECT a.signature, a.request_key AS requestKey, a.status, a.content_type AS contentType, a.body, a.receipt,
-      a.reached = 1 AND c.cancelled = 0 AS reached, a.expires_at AS expiresAt, c.payer, c.amount, c.service, c.resource, c.payment_id AS paymentId
+      CASE WHEN c.cancelled = 1 THEN 0 ELSE a.reached END AS reached, a.kept_at AS keptAt, a.expires_at AS expiresAt, c.payer, c.amount, c.service, c.resource, c.payment_id AS paymentId
     FROM kept_answers a JOIN payment_claims c ON c.signature = a.signature
     WHERE a.signature = ? AND a.expires_at > ?`)
   const paymentIdStatement = db.prepare('SELECT signature, status FROM payment_claims WHERE payer = ? AND payment_id = ?')
   const markReachedStatement = db.prepare('UPDATE kept_answers SET reached = 1 WHERE signature = ?')
+  const markLostStatement = db.prepare('UPDATE kept_answers SET reached = 0 WHERE signature = ? AND reached IS NULL')
   const uncancel = db.prepare('UPDATE payment_claims SET cancelled = 0 WHERE signature = ? AND EXISTS (SELECT 1 FROM kept_answers WHERE signature = ?)')
   const markRedeliveryReached = db.transaction((signature: string) => {
     markReachedStatement.run(signature)
@@ -141,10 +142,10 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
     },
 
     async keptAnswer (signature, now = Date.now()) {
-      const row = keptAnswerStatement.get(signature, now) as (Omit<KeptAnswer, 'receipt' | 'reached' | 'paymentId' | 'amount'> & { receipt: string, reached: number, paymentId: string | null, amount: string }) | undefined
+      const row = keptAnswerStatement.get(signature, now) as (Omit<KeptAnswer, 'receipt' | 'reached' | 'paymentId' | 'amount'> & { receipt: string, reached: number | null, paymentId: string | null, amount: string }) | undefined
       if (row === undefined) return undefined
       const { paymentId, ...kept } = row
-      return { ...kept, amount: BigInt(row.amount), receipt: JSON.parse(row.receipt) as Record<string, unknown>, reached: row.reached === 1, ...(paymentId === null ? {} : { paymentId }) }
+      return { ...kept, amount: BigInt(row.amount), receipt: JSON.parse(row.receipt) as Record<string, unknown>, reached: row.reached === null ? null : row.reached === 1, ...(paymentId === null ? {} : { paymentId }) }
     },
 
     async claimOfPaymentId (payer, paymentId) {
@@ -154,6 +155,10 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
     async markReached (signature, redelivered = false) {
       if (redelivered) markRedeliveryReached.immediate(signature)
       else markReachedStatement.run(signature)
+    },
+
+    async markLost (signature) {
+      markLostStatement.run(signature)
     },
 
     async cancelCall (callerRef) {

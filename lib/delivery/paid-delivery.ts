@@ -107,8 +107,10 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
   async function recordDelivery (payment: HeldPayment, outcome: string, entry: RecordEntry, startedAt: number, redelivered = false): Promise<void> {
     let settledOutcome = outcome
     if (outcome === 'DELIVERED') {
-      if (entry.reached) await claims.markReached(payment.signature, redelivered).catch((error: unknown) => log.warn({ error: loggableError(error), signature: payment.signature }, 'delivery not marked reached; it stays re-deliverable until its retention ends'))
-      else settledOutcome = NOT_REACHED
+      const mark = entry.reached ? claims.markReached(payment.signature, redelivered) : claims.markLost(payment.signature)
+      await mark.catch((error: unknown) => log.warn({ error: loggableError(error), signature: payment.signature, reached: entry.reached },
+        'delivery not marked; once its holder\'s lease ran out the same payment fetches it again'))
+      if (!entry.reached) settledOutcome = NOT_REACHED
     }
     await audit.record({
       requestId: entry.requestId,

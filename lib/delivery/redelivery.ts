@@ -32,9 +32,15 @@ export const paymentIdConflict = (why: string) => refusal('PAYMENT_ID_CONFLICT',
 /**
  * The rule for a spent payment that comes again: its kept answer when it did not reach the buyer
  * (the same resource and arguments, within the retention), or whenever it comes with the
- * payment-identifier it was bought with; else undefined (the caller answers PAYMENT_ALREADY_USED).
+ * payment-identifier it was bought with; 409 while its first delivery is still being written;
+ * else undefined (the caller answers PAYMENT_ALREADY_USED).
  */
-export function createRedelivery (options: { claims: Pick<PaymentClaims, 'keptAnswer'>, mode: RedeliveryMode }) {
+export function createRedelivery (options: {
+  claims: Pick<PaymentClaims, 'keptAnswer'>
+  mode: RedeliveryMode
+  /** How long an answer whose fate is not known yet waits to count as lost: the claim lease (its holder has died by then). */
+  unknownForMs: number
+}) {
   return async function redeliveryOf (ask: RedeliveryAsk): Promise<Redelivery | Refusal | undefined> {
     const answer = await options.claims.keptAnswer(ask.signature)
     if (answer === undefined || (ask.payer !== undefined && ask.payer !== answer.payer)) return undefined
@@ -42,8 +48,13 @@ export function createRedelivery (options: { claims: Pick<PaymentClaims, 'keptAn
       if (answer.requestKey !== ask.requestKey) return paymentIdConflict('This payment-identifier bought another request (other resource or arguments)')
       return { redelivered: true, answer }
     }
-    if (answer.requestKey !== ask.requestKey || answer.reached) return undefined
+    if (answer.requestKey !== ask.requestKey || answer.reached === true) return undefined
     if (options.mode === 'buyer-only' && ask.buyerProven !== true) return undefined
+    // Not known yet: the answer is being written (a concurrent duplicate must not get it too), or
+    // its holder died before it could say (then, once its lease ran out, it counts as lost).
+    if (answer.reached === null && Date.now() - answer.keptAt < options.unknownForMs) {
+      return refusal('PAYMENT_IN_PROGRESS', 'The answer this payment bought is being delivered right now; retry shortly: if it did not reach you, you get it then', { retryAfterSeconds: 1 })
+    }
     return { redelivered: true, answer }
   }
 }

@@ -49,7 +49,7 @@ export default fp(async (fastify) => {
     notFoundWaitMs: config.PAYMENT_NOT_FOUND_WAIT_MS,
     x402FeePayer: x402.feePayer.address,
     receiptNetwork: config.x402Network,
-    redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY })
+    redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY, unknownForMs: config.PAYMENT_LEASE_SECONDS * 1000 })
   })
 
   const core = createDeliveryCore({

@@ -48,7 +48,7 @@ export default fp(async (fastify) => {
     settlementTimeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS,
     maxTimeoutSeconds: Math.min(config.PAYMENT_MAX_AGE_SECONDS, 300),
     maxPriorityFeeLamports: BigInt(config.X402_MAX_PRIORITY_FEE_LAMPORTS),
-    redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY }),
+    redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY, unknownForMs: config.PAYMENT_LEASE_SECONDS * 1000 }),
     payerFailures: createPayerFailureBudget({
       limit: config.X402_PAYER_FAILURE_LIMIT,
       windowMs: config.X402_PAYER_FAILURE_WINDOW_SECONDS * 1000,

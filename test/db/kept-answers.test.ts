@@ -36,10 +36,13 @@ for (const engine of ENGINES) {
       t.equal(await b.claims.keptAnswer('kept', T0), undefined, 'and keeps nothing')
       t.equal(await c.claims.redeem('kept', first.claimId, T0, answer('{"yes":1}')), true)
       t.match(await a.claims.keptAnswer('kept', T0 + 1), {
-        signature: 'kept', requestKey: 'key', status: 200, body: '{"yes":1}', receipt: { success: true, transaction: 'tx' }, reached: false, payer: 'payer', amount: 100_000n, service: 'analyze-token', expiresAt: T0 + RETENTION_MS
+        signature: 'kept', requestKey: 'key', status: 200, body: '{"yes":1}', receipt: { success: true, transaction: 'tx' }, reached: null, payer: 'payer', amount: 100_000n, service: 'analyze-token', keptAt: T0, expiresAt: T0 + RETENTION_MS
       })
+      t.equal((await a.claims.keptAnswer('kept', T0 + 1))?.reached, null, 'not known until its delivery says')
       await b.claims.markReached('kept')
       t.equal((await c.claims.keptAnswer('kept', T0 + 1))?.reached, true, 'reached once marked')
+      await b.claims.markLost('kept')
+      t.equal((await c.claims.keptAnswer('kept', T0 + 1))?.reached, true, 'a reached answer is never marked lost after')
       t.equal(await a.claims.keptAnswer('kept', T0 + RETENTION_MS), undefined, 'gone from view when its retention ends')
       t.equal(await a.claims.redeem('kept', first.claimId, T0, answer('{"again":1}')), false, 'spent: not redeemed twice')
     })

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import type { PostgresStore } from '../../db/postgres/postgres-store.js'
 import type { SqliteStore } from '../../db/sqlite/sqlite-store.js'
+import { requestKey } from '../../lib/delivery/request-key.js'
 import { signProof } from '../../lib/payment/wallet-signature.js'
 import { BUYER_TOKENS, DATA, PRICE, startMerchant, until } from '../fixtures/cluster-merchant.js'
 import { proofHeaders } from '../fixtures/paid-chain.js'
@@ -219,4 +220,29 @@ t.test('after DELIVERY_RETENTION_SECONDS a lost answer is gone: PAYMENT_ALREADY_
   t.equal(late.status, 402)
   t.equal(late.body.code, 'PAYMENT_ALREADY_USED')
   t.equal(await m.app.store.claims.pruneAnswers(), 1, 'pruned')
+})
+
+t.test('an answer not known to have reached its buyer: 409 while it may still be written; the same payment gets it once its holder\'s lease ran out', async t => {
+  const m = await merchant(t, {})
+  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
+  const keep = async (signature: string, keptAt: number) => {
+    const claim = { signature, claimId: `held-${signature.slice(0, 8)}`, flow: 'proof' as const, service: 'fetch-price', payer: buyer.address, amount: PRICE, resource: `${m.url}/test/paid`, leaseMs: 5000, now: keptAt }
+    t.equal((await m.app.store.claims.claim(claim)).claimed, true)
+    const answer = { requestKey: requestKey('GET', '/test/paid'), status: 200, contentType: 'application/json; charset=utf-8', body: JSON.stringify(DATA), receipt: { success: true, transaction: signature }, retentionMs: 3_600_000 }
+    t.equal(await m.app.store.claims.redeem(signature, claim.claimId, keptAt, answer), true)
+  }
+
+  const writing = await m.paid.pay(buyer, PRICE)
+  await keep(writing, Date.now())
+  const duplicate = await getWith(m, proofHeaders(writing, buyer.address))
+  t.equal(duplicate.status, 409, 'a duplicate while the first delivery may still be written')
+  t.equal(duplicate.body.code, 'PAYMENT_IN_PROGRESS')
+
+  // A holder that died between redeeming and writing (a crash): nothing says the answer reached.
+  const orphan = await m.paid.pay(buyer, PRICE)
+  await keep(orphan, Date.now() - 6000)
+  const again = await getWith(m, proofHeaders(orphan, buyer.address))
+  t.equal(again.status, 200, 'after the lease: re-delivered')
+  t.equal(again.redelivered, 'true')
+  t.same(again.body, DATA)
 })

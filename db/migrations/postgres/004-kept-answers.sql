@@ -12,7 +12,8 @@ CREATE TABLE kept_answers (
   content_type text NOT NULL,
   body         text NOT NULL,
   receipt      text NOT NULL,
-  reached      boolean NOT NULL DEFAULT false,
+  reached      boolean,
+  kept_at      bigint NOT NULL,
   expires_at   bigint NOT NULL
 );
 CREATE INDEX kept_answers_expiry ON kept_answers (expires_at);

@@ -17,7 +17,8 @@ CREATE TABLE kept_answers (
   content_type TEXT NOT NULL,
   body         TEXT NOT NULL,
   receipt      TEXT NOT NULL,       -- JSON
-  reached      INTEGER NOT NULL DEFAULT 0,
+  reached      INTEGER,             -- 1: reached the buyer, 0: lost, NULL: not known yet (being written, or its holder died)
+  kept_at      INTEGER NOT NULL,    -- unix ms
   expires_at   INTEGER NOT NULL     -- unix ms
 );
 CREATE INDEX kept_answers_expiry ON kept_answers (expires_at);
