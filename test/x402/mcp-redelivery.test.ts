@@ -130,19 +130,27 @@ function cancellableCall (client: Client, args: Record<string, unknown>, payload
   return { controller, outcome }
 }
 
-t.test('cancelled (AbortSignal) while settlement is under way: moved once, the same payload fetches the result and the original receipt', async t => {
+/**
+ * A paid fetch_price call from a new buyer on client `a`, held while settlement is under way: the
+ * node keeps its answer to sendTransaction (the transaction is on its way) until `release`.
+ */
+async function settlingCall (a: Awaited<ReturnType<typeof connect>>) {
   const buyer = await m.paid.newBuyer(BUYER_TOKENS)
-  const a = await connect(t)
   const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
   const signature = await signatureOf(payload)
   const before = await m.balances(buyer.address)
   const sends = m.cluster.calls('sendTransaction')
   const forwarded = m.cluster.forwardedSends()
-
-  // The node is slow to answer the send (the transaction is on its way): the buyer gives up then.
   const release = m.cluster.holdReplies('sendTransaction')
   const call = cancellableCall(a.client, tokenArgs('SOL'), payload)
   await until(() => m.cluster.calls('sendTransaction') > sends)
+  return { buyer, payload, signature, before, forwarded, release, call }
+}
+
+t.test('cancelled (AbortSignal) while settlement is under way: moved once, the same payload fetches the result and the original receipt', async t => {
+  const a = await connect(t)
+  // The node is slow to answer the send (the transaction is on its way): the buyer gives up then.
+  const { buyer, payload, signature, before, forwarded, release, call } = await settlingCall(a)
   t.equal((await claimOf(m.app, signature))?.status, 'sent', 'settlement is under way')
   call.controller.abort(new Error('the buyer gave up'))
   await until(a.cancelAnswered)
@@ -173,16 +181,8 @@ t.test('cancelled (AbortSignal) while settlement is under way: moved once, the s
 })
 
 t.test('the client closes (its POST ends) while settlement is under way: the result did not reach it, another client with the payload fetches it', async t => {
-  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
   const a = await connect(t)
-  const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-  const signature = await signatureOf(payload)
-  const before = await m.balances(buyer.address)
-  const sends = m.cluster.calls('sendTransaction')
-
-  const release = m.cluster.holdReplies('sendTransaction')
-  const call = cancellableCall(a.client, tokenArgs('SOL'), payload)
-  await until(() => m.cluster.calls('sendTransaction') > sends)
+  const { buyer, payload, signature, before, release, call } = await settlingCall(a)
   await a.client.close()
   t.type(await call.outcome, Error, 'the call ended without a result')
   release()
@@ -198,16 +198,8 @@ t.test('the client closes (its POST ends) while settlement is under way: the res
 })
 
 t.test('a cancel notice reaching another instance while settlement is under way: the result counts as not delivered there too', async t => {
-  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
   const a = await connect(t)
-  const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-  const signature = await signatureOf(payload)
-  const before = await m.balances(buyer.address)
-  const sends = m.cluster.calls('sendTransaction')
-
-  const release = m.cluster.holdReplies('sendTransaction')
-  const call = cancellableCall(a.client, tokenArgs('SOL'), payload)
-  await until(() => m.cluster.calls('sendTransaction') > sends)
+  const { buyer, payload, signature, before, release, call } = await settlingCall(a)
   // The notice goes to the other instance (as a load balancer may send it): only the store knows.
   t.equal(await cancelNotice(otherUrl, a.lastCallId(), a.transport.sessionId), 202)
   release()
@@ -401,16 +393,8 @@ t.test('a delivered MCP result that reached the buyer: the same payload without 
 t.test('one client cannot cancel another\'s call: a notice under another session id, or none, is ignored', async t => {
   const a = await connect(t)
   const b = await connect(t)
-  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
-  const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-  const signature = await signatureOf(payload)
-  const before = await m.balances(buyer.address)
-  const sends = m.cluster.calls('sendTransaction')
   t.ok(a.transport.sessionId !== undefined && b.transport.sessionId !== undefined && a.transport.sessionId !== b.transport.sessionId, 'each client has its own session')
-
-  const release = m.cluster.holdReplies('sendTransaction')
-  const call = cancellableCall(a.client, tokenArgs('SOL'), payload)
-  await until(() => m.cluster.calls('sendTransaction') > sends)
+  const { buyer, payload, signature, before, release, call } = await settlingCall(a)
   const id = a.lastCallId()
   // B's SDK client names A's JSON-RPC id under its own session; raw notices with no session or a made-up one.
   await b.client.notification({ method: 'notifications/cancelled', params: { requestId: id, reason: 'not yours' } })
