@@ -283,7 +283,7 @@ export const TokenAnalysis = Type.Object({
 }, {
   $id: 'TokenAnalysis',
   additionalProperties: false,
-  description: 'Security analysis of a token mint: standard Solana RPC data and a simulated transfer, plus market data and sell quotes from Jupiter (PRICE_API_URL) when available; `checks` lists what was and was not checked.',
+  description: 'Security analysis of a token mint from standard Solana RPC data and a simulated transfer, with market data and sell quotes from Jupiter (PRICE_API_URL) when available and `checks` saying what was and was not checked.',
   // What a buyer gets, for the document and the bazaar discovery metadata of the 402 (one example, checked against the model by the tests).
   examples: [{
     risk_score: 10,

@@ -42,7 +42,7 @@ t.test('every tool schema of the catalogue resolves against the registered model
   }
   t.match(tools.find(tool => tool.name === 'fetch_price'), { annotations: { readOnlyHint: true, openWorldHint: true } })
   const analysis = tools.find(tool => tool.name === 'analyze_token')!
-  t.equal(analysis.outputSchema.description, 'Security analysis of a token mint, from standard Solana RPC data only. With isError: the error body or the x402 PaymentRequired.')
+  t.equal(analysis.outputSchema.description, 'Security analysis of a token mint from standard Solana RPC data and a simulated transfer, with market data and sell quotes from Jupiter (PRICE_API_URL) when available and `checks` saying what was and was not checked. With isError: the error body or the x402 PaymentRequired.')
   t.match((analysis.outputSchema.anyOf as Array<{ description?: string }>)[0].description, /^Full schema: https:\/\/merchant\.example\/openapi\.json#\/components\/schemas\/TokenAnalysis$/,
     'the top level is kept; the rest is in the OpenAPI document')
   for (const tool of tools) t.notMatch(tool.description, /GET |\/api\/|_meta|\/\.well-known/, `${tool.name}: written for a model, no HTTP paths`)
