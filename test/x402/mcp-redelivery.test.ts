@@ -217,20 +217,25 @@ t.test('a cancel notice reaching another instance while settlement is under way:
   refusedWith(t, await callPaid(a.client, tokenArgs('SOL'), payload), 'PAYMENT_ALREADY_USED', 'the same payload once the re-delivery reached the buyer')
 })
 
+/** A paid fetch_price call from a new buyer on client `a`, under way while the tool waits on a slow price source (before settlement). */
+async function callWhileToolRuns (a: Awaited<ReturnType<typeof connect>>) {
+  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
+  const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
+  const signature = await signatureOf(payload)
+  const before = await m.balances(buyer.address)
+  const sends = m.cluster.calls('sendTransaction')
+  priceApi.resetCalls()
+  priceApi.fail({ mode: 'slow', delayMs: 700, times: 1, path: PRICE_PATH })
+  const call = cancellableCall(a.client, tokenArgs('SOL'), payload)
+  await until(() => priceApi.requests().some(request => request.path === PRICE_PATH))
+  return { buyer, payload, signature, before, sends, call }
+}
+
 t.test('cancelled before settlement: nothing moves, the claim is released, the same payload buys later (once)', async t => {
   const a = await connect(t)
 
   t.test('while the tool runs (a slow price source)', async t => {
-    const buyer = await m.paid.newBuyer(BUYER_TOKENS)
-    const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-    const signature = await signatureOf(payload)
-    const before = await m.balances(buyer.address)
-    const sends = m.cluster.calls('sendTransaction')
-
-    priceApi.resetCalls()
-    priceApi.fail({ mode: 'slow', delayMs: 700, times: 1, path: PRICE_PATH })
-    const call = cancellableCall(a.client, tokenArgs('SOL'), payload)
-    await until(() => priceApi.requests().some(request => request.path === PRICE_PATH))
+    const { buyer, payload, signature, before, sends, call } = await callWhileToolRuns(a)
     call.controller.abort(new Error('the buyer gave up'))
     await until(a.cancelAnswered)
     t.equal((await claimOf(m.app, signature))?.status, 'pending', 'the cancel came before settlement')
@@ -280,16 +285,7 @@ t.test('cancelled before settlement: nothing moves, the claim is released, the s
   })
 
   t.test('through another instance, while the tool runs: settlement is refused by the store', async t => {
-    const buyer = await m.paid.newBuyer(BUYER_TOKENS)
-    const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-    const signature = await signatureOf(payload)
-    const before = await m.balances(buyer.address)
-    const sends = m.cluster.calls('sendTransaction')
-
-    priceApi.resetCalls()
-    priceApi.fail({ mode: 'slow', delayMs: 700, times: 1, path: PRICE_PATH })
-    const call = cancellableCall(a.client, tokenArgs('SOL'), payload)
-    await until(() => priceApi.requests().some(request => request.path === PRICE_PATH))
+    const { buyer, payload, signature, before, sends, call } = await callWhileToolRuns(a)
     t.equal(await cancelNotice(otherUrl, a.lastCallId(), a.transport.sessionId), 202)
     t.equal(claimRow(signature)?.cancelled, 1, 'the claim is marked cancelled before settlement')
     // Nobody reads this answer (the SDK dropped the call): only that it is no result matters.
