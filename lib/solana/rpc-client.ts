@@ -1,7 +1,8 @@
 import { createSolanaRpcFromTransport, SolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, type RpcTransport } from '@solana/kit'
-import { parseJsonWithBigInts, stringifyJsonWithBigInts } from '@solana/rpc-spec-types'
+import { stringifyJsonWithBigInts } from '@solana/rpc-spec-types'
 import { request } from 'undici'
 import { publishRpcCall, rpcFailureOutcome, type RpcCallOutcome } from '../metrics/events.js'
+import { parseRpcJson } from './rpc-json.js'
 
 /** A JSON-RPC 2.0 response: an object with a result or an error. */
 function isJsonRpcEnvelope (value: unknown): boolean {
@@ -35,7 +36,7 @@ export function createRpcClient (url: string, timeoutMs: number, role = 'payment
     // classified like an HTTP error (503 RPC_UNAVAILABLE), never passed on as a result.
     let envelope: unknown
     try {
-      envelope = parseJsonWithBigInts(text)
+      envelope = parseRpcJson(text)
     } catch {
       throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers: new Headers(), message: 'the RPC answered something that is not JSON', statusCode: 502 })
     }

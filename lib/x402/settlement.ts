@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
-  getBase64EncodedWireTransaction,
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__TRANSACTION_ERROR__ACCOUNT_NOT_FOUND,
@@ -8,9 +7,7 @@ import {
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
   SOLANA_ERROR__TRANSACTION_ERROR__INSUFFICIENT_FUNDS_FOR_FEE,
   type Signature,
-  type SignatureBytes,
-  type SolanaError,
-  type Transaction
+  type SolanaError
 } from '@solana/kit'
 import { isRpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
@@ -37,11 +34,6 @@ export async function chainStatus (rpc: SolanaRpc, signature: string, commitment
   const level = entry.confirmationStatus
   const reached = level === 'finalized' || (commitment === 'confirmed' && level === 'confirmed')
   return reached ? { state: 'landed' } : { state: 'processing' }
-}
-
-/** The payer-signed transaction with the fee payer's signature added: ready to send. */
-export function fullySigned (transaction: Transaction, feePayer: string, signature: SignatureBytes): string {
-  return getBase64EncodedWireTransaction({ ...transaction, signatures: { ...transaction.signatures, [feePayer]: signature } })
 }
 
 export type SendOutcome =

@@ -1,11 +1,5 @@
-import {
-  decompileTransactionMessage,
-  getBase58Decoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  type Address,
-  type Transaction
-} from '@solana/kit'
+import type { Address } from '@solana/kit'
+import { base58Text, keyBytes, readWireTransaction, sameKey, type WireTransaction } from '../solana/wire-transaction.js'
 import type { X402Rejection } from './rejection.js'
 
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111'
@@ -45,7 +39,7 @@ export interface PaymentTerms {
 
 /** What the rules read from a transaction that passed them. */
 export interface CheckedTransfer {
-  transaction: Transaction
+  transaction: WireTransaction
   /** The token owner who signed the transfer. */
   payer: string
   amount: bigint
@@ -57,8 +51,14 @@ export interface CheckedTransfer {
   source: string
 }
 
-const transactionDecoder = getTransactionDecoder()
-const messageDecoder = getCompiledTransactionMessageDecoder()
+/** Known keys as bytes, decoded once: the rules compare each key read with them. */
+const knownKeys = new Map<string, Uint8Array>()
+function known (address: string): Uint8Array {
+  let bytes = knownKeys.get(address)
+  if (bytes === undefined) knownKeys.set(address, bytes = keyBytes(address))
+  return bytes
+}
+const MEMO_KEYS = [...MEMO_PROGRAMS].map(known)
 
 function reject (code: X402Rejection['code'], message: string): { rejection: X402Rejection } {
   return { rejection: { code, message } }
@@ -72,15 +72,6 @@ function readU32 (data: ArrayLike<number> & { buffer: ArrayBufferLike, byteOffse
   return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(offset, true)
 }
 
-/** Decodes a base64 wire transaction; undefined when it is not one. */
-export function decodeWireTransaction (base64: string): Transaction | undefined {
-  try {
-    return transactionDecoder.decode(Buffer.from(base64, 'base64'))
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * Our own rules for an `exact` payment transaction, checked before the library's and before any
  * RPC call. Where the library is looser we are strict: the fee payer appears in no instruction
@@ -88,42 +79,35 @@ export function decodeWireTransaction (base64: string): Transaction | undefined 
  * assertions, no lookup tables, no third signer, and a bounded compute budget.
  */
 export function checkPaymentTransaction (base64: string, terms: PaymentTerms): { transfer: CheckedTransfer } | { rejection: X402Rejection } {
-  const transaction = decodeWireTransaction(base64)
+  const transaction = readWireTransaction(Buffer.from(base64, 'base64'))
   if (transaction === undefined) return reject('X402_INVALID_PAYLOAD', 'payload.transaction is not a base64 Solana transaction')
-  let compiled
-  let message
-  try {
-    compiled = messageDecoder.decode(transaction.messageBytes)
-    if (compiled.version !== 'legacy' && compiled.version !== 0) return reject('X402_TRANSACTION_NOT_ALLOWED', `transaction version ${String(compiled.version)} is not accepted (legacy or 0)`)
-    if ('addressTableLookups' in compiled && (compiled.addressTableLookups?.length ?? 0) > 0) {
-      return reject('X402_TRANSACTION_NOT_ALLOWED', 'address lookup tables are not accepted: every account must be visible in the transaction')
-    }
-    message = decompileTransactionMessage(compiled)
-  } catch {
-    return reject('X402_INVALID_PAYLOAD', 'payload.transaction does not decode to a transaction message')
+  if (transaction.version !== 'legacy' && transaction.version !== 0) return reject('X402_TRANSACTION_NOT_ALLOWED', `transaction version ${String(transaction.version)} is not accepted (legacy or 0)`)
+  if (transaction.addressTableLookupCount > 0) {
+    return reject('X402_TRANSACTION_NOT_ALLOWED', 'address lookup tables are not accepted: every account must be visible in the transaction')
   }
-
-  if (message.feePayer.address !== terms.feePayer) {
+  const keys = transaction.staticAccounts
+  const feePayer = known(terms.feePayer)
+  if (!sameKey(keys[0], feePayer)) {
     return reject('X402_FEE_PAYER_MISMATCH', `the transaction's fee payer must be ${terms.feePayer} (extra.feePayer)`)
   }
-  const instructions = message.instructions
-  if (instructions.some(ix => ix.accounts?.some(account => account.address === terms.feePayer))) {
+  const instructions = transaction.instructions.map(ix => ({ ...ix, program: programOf(keys[ix.programIndex]) }))
+  if (instructions.some(ix => ix.accountIndexes.some(index => sameKey(keys[index], feePayer)))) {
     return reject('X402_FEE_PAYER_EXPOSED', 'the fee payer may pay fees only: it appears in an instruction\'s accounts (as authority, source or otherwise)')
   }
   // Lighthouse assertions (some wallets add them) are not accepted: one can pass at simulation and
   // fail at execution, which would make the fee payer pay for a transfer that never happens.
-  const unknown = instructions.find(ix => ![COMPUTE_BUDGET_PROGRAM, TOKEN_PROGRAM, TOKEN_2022_PROGRAM].includes(ix.programAddress) && !MEMO_PROGRAMS.has(ix.programAddress))
+  // A durable nonce needs a System instruction, so it is refused here too.
+  const unknown = instructions.find(ix => ix.program === undefined)
   if (unknown !== undefined) {
-    return reject('X402_TRANSACTION_NOT_ALLOWED', `program ${unknown.programAddress} is not allowed (only compute budget, the token transfer and memos)`)
+    return reject('X402_TRANSACTION_NOT_ALLOWED', `program ${base58Text(keys[unknown.programIndex])} is not allowed (only compute budget, the token transfer and memos)`)
   }
-  if (compiled.header.numSignerAccounts > MAX_SIGNERS) {
-    return reject('X402_TRANSACTION_NOT_ALLOWED', `the transaction requires ${compiled.header.numSignerAccounts} signatures; only the payer's and the fee payer's are accepted`)
+  if (transaction.numSignerAccounts > MAX_SIGNERS) {
+    return reject('X402_TRANSACTION_NOT_ALLOWED', `the transaction requires ${transaction.numSignerAccounts} signatures; only the payer's and the fee payer's are accepted`)
   }
 
   let limit: number | undefined
   let price: bigint | undefined
-  for (const ix of instructions.filter(ix => ix.programAddress === COMPUTE_BUDGET_PROGRAM)) {
-    const data = ix.data ?? new Uint8Array()
+  for (const { data } of instructions.filter(ix => ix.program === COMPUTE_BUDGET_PROGRAM)) {
     if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.length === 5 && limit === undefined) limit = readU32(data, 1)
     else if (data[0] === SET_COMPUTE_UNIT_PRICE && data.length === 9 && price === undefined) price = readU64(data, 1)
     else return reject('X402_COMPUTE_BUDGET_INVALID', 'compute budget: exactly one SetComputeUnitLimit and one SetComputeUnitPrice, nothing else')
@@ -142,23 +126,32 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
     return reject('X402_COMPUTE_PRICE_TOO_HIGH', `the priority fee the merchant would pay, ${priorityFee} lamports (${limit} CU at ${price} micro-lamports), exceeds its cap of ${terms.maxPriorityFeeLamports} lamports; lower the compute unit price or limit`)
   }
 
-  const tokenInstructions = instructions.filter(ix => ix.programAddress === TOKEN_PROGRAM || ix.programAddress === TOKEN_2022_PROGRAM)
+  const tokenInstructions = instructions.filter(ix => ix.program === TOKEN_PROGRAM || ix.program === TOKEN_2022_PROGRAM)
   const transfer = tokenInstructions[0]
   const data = transfer?.data
-  if (tokenInstructions.length !== 1 || data === undefined || data[0] !== TRANSFER_CHECKED || data.length !== 10 || transfer.accounts?.length !== 4) {
+  if (tokenInstructions.length !== 1 || data === undefined || data[0] !== TRANSFER_CHECKED || data.length !== 10 || transfer.accountIndexes.length !== 4) {
     return reject('X402_TRANSACTION_NOT_ALLOWED', 'exactly one token instruction, a TransferChecked, is required')
   }
-  const [source, mint, destination, authority] = transfer.accounts.map(account => account.address)
-  if (mint !== terms.mint) return reject('X402_MINT_MISMATCH', `the transfer must be of mint ${terms.mint}`)
-  const expected = transfer.programAddress === TOKEN_PROGRAM ? terms.destinations.token : terms.destinations.token2022
-  if (destination !== expected) return reject('X402_RECIPIENT_MISMATCH', `the transfer must go to ${expected}, the payTo's associated token account`)
+  const [source, mint, destination, authority] = [...transfer.accountIndexes].map(index => keys[index])
+  if (!sameKey(mint, known(terms.mint))) return reject('X402_MINT_MISMATCH', `the transfer must be of mint ${terms.mint}`)
+  const expected = transfer.program === TOKEN_PROGRAM ? terms.destinations.token : terms.destinations.token2022
+  if (!sameKey(destination, known(expected))) return reject('X402_RECIPIENT_MISMATCH', `the transfer must go to ${expected}, the payTo's associated token account`)
   const amount = readU64(data, 1)
   if (amount !== terms.amount) return reject('X402_AMOUNT_MISMATCH', `the transfer moves ${amount} base units; the price is exactly ${terms.amount}`)
 
-  const blockhash = 'blockhash' in message.lifetimeConstraint ? message.lifetimeConstraint.blockhash : undefined
-  if (blockhash === undefined) return reject('X402_TRANSACTION_NOT_ALLOWED', 'durable nonce transactions are not accepted')
-  const feeLamports = BigInt(compiled.header.numSignerAccounts) * LAMPORTS_PER_SIGNATURE + priorityFee
-  return { transfer: { transaction, payer: authority, amount, blockhash, feeLamports, source } }
+  const feeLamports = BigInt(transaction.numSignerAccounts) * LAMPORTS_PER_SIGNATURE + priorityFee
+  return {
+    transfer: { transaction, payer: base58Text(authority), amount, blockhash: base58Text(transaction.recentBlockhash), feeLamports, source: base58Text(source) }
+  }
+}
+
+/** Which allowed program a key is (memos as one), or undefined. */
+function programOf (key: Uint8Array): string | undefined {
+  if (sameKey(key, known(COMPUTE_BUDGET_PROGRAM))) return COMPUTE_BUDGET_PROGRAM
+  if (sameKey(key, known(TOKEN_PROGRAM))) return TOKEN_PROGRAM
+  if (sameKey(key, known(TOKEN_2022_PROGRAM))) return TOKEN_2022_PROGRAM
+  if (MEMO_KEYS.some(memo => sameKey(key, memo))) return 'memo'
+  return undefined
 }
 
 /** What the fee payer pays on top of the signature fees: the unit limit times the unit price, rounded up. */
@@ -166,9 +159,7 @@ export function priorityFeeLamports (limit: number, microLamportsPerUnit: bigint
   return (BigInt(limit) * microLamportsPerUnit + 999_999n) / 1_000_000n
 }
 
-const base58 = getBase58Decoder()
-
 /** base58 text of signature bytes. */
 export function signatureText (bytes: Uint8Array): string {
-  return base58.decode(bytes)
+  return base58Text(bytes)
 }
