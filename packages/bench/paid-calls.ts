@@ -5,21 +5,21 @@
 // route through the same client, for the HTTP + Fastify part of a call. The three alternate in
 // blocks, so a busy spell on a shared machine falls on all alike.
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Signature } from '@solana/kit'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { Pool } from 'undici'
-import { createRpcClient } from '../../lib/solana/rpc-client.js'
 import type { BenchChain, Proof } from './chain.js'
+import { proofFloorCall } from './chain-floor.js'
 import { mergeSamples, summarize, type CallSample, type LatencySummary, type LoadFigures } from './figures.js'
 import type { LoadTarget } from './load.js'
+import { createLeanRpc } from './lean-rpc.js'
 import { getStatus, timeEach } from './timed-calls.js'
 
 export interface PaidCallSet {
   concurrency: number
   /** Server CPU: the service's. */
   paid: LoadFigures
-  /** Server CPU: the chain's; client CPU: the service's RPC client, run in the bench process. */
+  /** The chain-only floor: getTransaction by a bare kit client (server CPU: the chain's). */
   getTransaction: LoadFigures
   /** The free route, same client, same number in flight: HTTP and Fastify without the gate. */
   freeRoute: LoadFigures
@@ -77,7 +77,7 @@ export async function measurePaidCalls (options: {
   const { service, databasePath, chain, path, freePath, proofs, concurrency, blocks } = options
   const auditBefore = (await auditLatencies(databasePath, 0)).lastId
   const pool = new Pool(service.url, { connections: concurrency, pipelining: 1 })
-  const rpc = createRpcClient(chain.url, 10_000)
+  const lean = createLeanRpc(chain.url, concurrency)
   const paid: CallSample[] = []
   const alone: CallSample[] = []
   const free: CallSample[] = []
@@ -90,14 +90,12 @@ export async function measurePaidCalls (options: {
       paid.push(await timeEach(block, concurrency, service.pid, async proof =>
         await getStatus(pool, path, { 'x-payment-signature': proof.signature, 'x-payment-wallet': proof.wallet })))
       for (const [method, count] of Object.entries(await chain.stats())) rpcByMethod[method] = (rpcByMethod[method] ?? 0) + count
-      alone.push(await timeEach(block, concurrency, chain.pid, async proof => {
-        const tx = await rpc.getTransaction(proof.signature as Signature, { encoding: 'json', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send()
-        return tx === null ? 'null' : 'found'
-      }))
+      alone.push(await timeEach(block, concurrency, chain.pid, async proof => await proofFloorCall(lean.rpc, proof.signature)))
       free.push(await timeEach(block, concurrency, service.pid, async () => await getStatus(pool, freePath)))
     }
   } finally {
     await pool.close()
+    await lean.close()
   }
   await sleep(AUDIT_SETTLE_MS)
   return {

@@ -1,15 +1,15 @@
 // The standard x402 flow's paid call on the local chain: each call carries a fresh payer-signed
 // `exact` transaction (PAYMENT-SIGNATURE, v2) that the service verifies (simulation), co-signs,
-// sends and confirms before it answers. Beside it, the same RPC work done alone by the bench through
-// the service's RPC client (simulateTransaction, sendTransaction, getSignatureStatuses), over other
-// transactions of the same shape, with the same number in flight: the split between the chain's
-// time and the service's own. Transactions are built per block, just before use: a blockhash lives
+// sends and confirms before it answers. Beside it, the chain-only floor (packages/bench/chain-floor.ts:
+// the same RPC calls made by a bare kit client) over other transactions of the same shape, with the
+// same number in flight: the split between the chain's time and the service's own. Transactions are built per block, just before use: a blockhash lives
 // 150 slots and every landed transaction makes one.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type KeyPairSigner, type Signature } from '@solana/kit'
+import type { KeyPairSigner } from '@solana/kit'
 import { Pool } from 'undici'
-import { createRpcClient } from '../../lib/solana/rpc-client.js'
 import type { BenchChain } from './chain.js'
+import { x402FloorCall } from './chain-floor.js'
+import { createLeanRpc } from './lean-rpc.js'
 import { mergeSamples, summarize, type CallSample, type LatencySummary, type LoadFigures } from './figures.js'
 import type { LoadTarget } from './load.js'
 import { auditLatencies } from './paid-calls.js'
@@ -19,7 +19,7 @@ export interface X402CallSet {
   concurrency: number
   /** Server CPU: the service's. */
   x402: LoadFigures
-  /** The RPC calls of one x402 call, made alone (server CPU: the chain's; client CPU: the service's RPC client here). */
+  /** The chain-only floor: the RPC calls of one x402 call made by a bare kit client (server CPU: the chain's). */
   rpcAlone: LoadFigures
   rpcByMethod: Record<string, number>
   /** Time inside the service per delivered x402 call (its audit log). */
@@ -28,7 +28,6 @@ export interface X402CallSet {
 
 const AUDIT_SETTLE_MS = 200
 const BLOCK = 100
-const decoder = getTransactionDecoder()
 
 function header (transaction: string, accepted: unknown, resource: unknown): string {
   return Buffer.from(JSON.stringify({ x402Version: 2, resource, accepted, payload: { transaction } })).toString('base64')
@@ -49,7 +48,7 @@ export async function measureX402Calls (options: {
   const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as { accepts: unknown[], resource: unknown }
   const auditBefore = (await auditLatencies(databasePath, 0, 'x402-v2')).lastId
   const pool = new Pool(service.url, { connections: concurrency, pipelining: 1 })
-  const rpc = createRpcClient(chain.url, 10_000)
+  const lean = createLeanRpc(chain.url, concurrency)
   const paid: CallSample[] = []
   const alone: CallSample[] = []
   const rpcByMethod: Record<string, number> = {}
@@ -63,22 +62,11 @@ export async function measureX402Calls (options: {
       for (const [method, count] of Object.entries(await chain.stats())) rpcByMethod[method] = (rpcByMethod[method] ?? 0) + count
 
       const forRpc = await chain.x402Payloads(size, price, feePayer.address)
-      alone.push(await timeEach(forRpc, concurrency, chain.pid, async wire => {
-        const simulated = await rpc.simulateTransaction(wire as never, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: false, commitment: 'confirmed' }).send()
-        if (simulated.value.err !== null) return 'simulation-failed'
-        const tx = decoder.decode(Buffer.from(wire, 'base64'))
-        const signature = await signBytes(feePayer.keyPair.privateKey, tx.messageBytes)
-        const signed = getBase64EncodedWireTransaction({ ...tx, signatures: { ...tx.signatures, [feePayer.address]: signature as never } })
-        const id = await rpc.sendTransaction(signed as never, { encoding: 'base64', preflightCommitment: 'confirmed' }).send()
-        for (;;) {
-          const status = (await rpc.getSignatureStatuses([id as Signature]).send()).value[0]
-          if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') return status.err === null ? 'landed' : 'failed'
-          await sleep(5)
-        }
-      }))
+      alone.push(await timeEach(forRpc, concurrency, chain.pid, async wire => await x402FloorCall(lean.rpc, wire, feePayer)))
     }
   } finally {
     await pool.close()
+    await lean.close()
   }
   await sleep(AUDIT_SETTLE_MS)
   return {

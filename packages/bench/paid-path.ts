@@ -1,0 +1,85 @@
+// The paid path alone, beside its chain-only floor: x402 paid calls (HTTP v2) at 1, 10 and 32 in
+// flight, pay-then-prove at 1 and 32, the MCP paid call beside the HTTP one. What `npm run bench`
+// measures of the paid path, in about a minute, for working on it (with BENCH_CPU_PROF_DIR set, the
+// service writes a CPU profile). Run: npx tsx packages/bench/paid-path.ts [--no-build] [x402] [proof] [mcp]
+// (no section named: all three)
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { request } from 'undici'
+import { PROJECT_ROOT } from '../../project.js'
+import { startBenchWorld } from './bench-world.js'
+import { cpuPerRequest, type LoadFigures } from './figures.js'
+import { measureMcpPaidCalls } from './mcp-paid-calls.js'
+import { measurePaidCalls } from './paid-calls.js'
+import { measureX402Calls } from './x402-calls.js'
+
+const PAID_PATH = '/api/fetch-price/SOL'
+const FREE_PATH = '/.well-known/agent.json'
+const FETCH_PRICE = 50_000n
+const named = ['x402', 'proof', 'mcp'].filter(section => process.argv.includes(section))
+const runs = (section: string) => named.length === 0 || named.includes(section)
+
+function row (name: string, figures: LoadFigures, floor: LoadFigures): string {
+  const ours = figures.latency.p50
+  return `${name.padEnd(34)} p50 ${ours.toFixed(2)} ms (floor ${floor.latency.p50.toFixed(2)}, +${(ours - floor.latency.p50).toFixed(2)})  ` +
+    `${figures.requestsPerSecond.toFixed(0)}/s (floor ${floor.requestsPerSecond.toFixed(0)}/s, ${(figures.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}×)  ` +
+    `service CPU ${(cpuPerRequest(figures.serverCpuSeconds, figures.requests) / 1000).toFixed(2)} ms/call  ${JSON.stringify(figures.statusCodes)}`
+}
+
+async function main (): Promise<void> {
+  if (!process.argv.includes('--no-build')) {
+    execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: PROJECT_ROOT, stdio: 'inherit' })
+  }
+  const world = await startBenchWorld('warn')
+  let failed = true
+  try {
+    const service = await world.startService('service.db')
+    try {
+      const database = join(world.scratch, 'service.db')
+      const [priming, ...proofs] = await world.chain.pay(2001, FETCH_PRICE)
+      const primed = await request(`${service.url}${PAID_PATH}`, { headers: { 'x-payment-signature': priming.signature, 'x-payment-wallet': priming.wallet } })
+      await primed.body.dump()
+      const x402 = { service, databasePath: database, chain: world.chain, path: PAID_PATH, price: FETCH_PRICE, feePayer: world.feePayer }
+      for (const [calls, concurrency] of runs('x402') ? [[300, 1], [600, 10], [600, 32]] : []) {
+        const set = await measureX402Calls({ ...x402, calls, concurrency })
+        console.log(row(`x402 paid call, ${concurrency} in flight`, set.x402, set.rpcAlone), JSON.stringify(set.rpcByMethod))
+      }
+      const proof = { service, databasePath: database, chain: world.chain, path: PAID_PATH, freePath: FREE_PATH, blocks: 5 }
+      for (const [slice, concurrency] of runs('proof') ? [[proofs.slice(0, 500), 1], [proofs.slice(500), 32]] as const : []) {
+        const set = await measurePaidCalls({ ...proof, proofs: slice, concurrency })
+        console.log(row(`pay-then-prove, ${concurrency} in flight`, set.paid, set.getTransaction))
+      }
+    } finally {
+      await service.stop()
+    }
+    const mcpService = await world.startService('service-mcp.db')
+    try {
+      if (!runs('mcp')) return
+      const buyers = await world.chain.wallets(4, 1_000_000_000n, 1_000_000_000_000n)
+      const mcp = await measureMcpPaidCalls({
+        serviceUrl: mcpService.url,
+        servicePid: mcpService.pid,
+        rpcUrl: world.chain.url,
+        buyers,
+        calls: 200,
+        blockSize: 50,
+        path: PAID_PATH,
+        tool: 'fetch_price',
+        args: { token: 'SOL' },
+        freePath: FREE_PATH
+      })
+      console.log(row('MCP paid call (floor: HTTP x402)', mcp.mcpPaid, mcp.httpPaid))
+      console.log(row('MCP get_manifest (floor: HTTP)', mcp.mcpFree, mcp.httpFree))
+    } finally {
+      await mcpService.stop()
+    }
+    failed = false
+  } finally {
+    await world.stop(failed)
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`)
+  process.exitCode = 1
+})
