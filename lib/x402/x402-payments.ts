@@ -1,5 +1,4 @@
 import { KeyObject, randomUUID, sign } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Address, KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types'
@@ -20,6 +19,7 @@ import { paymentIdentifierExtensions, readPaymentId } from './payment-identifier
 import { withSignature } from '../solana/wire-transaction.js'
 import { awaitConfirmation, chainStatus, sendTransaction, type ChainStatus } from './settlement.js'
 import { checkPaymentTransaction, signatureText, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type CheckedTransfer, type PaymentTerms } from './transaction-rules.js'
+import { createSourceWaiters } from './source-waiters.js'
 import { createTransferFeeReader } from './transfer-fee.js'
 import type { PayerFailureBudget } from './payer-failures.js'
 
@@ -105,6 +105,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   const transferFee = createTransferFeeReader(rpc, mint)
   // A lock outlives its holder's settlement (send and confirmation) and no more: a crashed holder's frees itself.
   const sourceLockMs = options.settlementTimeoutMs + 10_000
+  const sourceWaiters = createSourceWaiters()
   const [[tokenAta], [token2022Ata]] = await Promise.all([
     findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: TOKEN_PROGRAM as Address }),
     findAssociatedTokenPda({ owner: payTo, mint, tokenProgram: TOKEN_2022_PROGRAM as Address })
@@ -357,14 +358,15 @@ export async function createX402Payments (options: X402PaymentsOptions) {
    * One settlement in flight per source token account, across every process sharing the store:
    * the next payload from the same account waits until the first one landed or failed, then its
    * preflight (at processed) sees the real balance and refuses it before the fee payer pays for it.
-   * Waits (polling) until this settlement holds its source, or gives up: 409, nothing sent.
+   * Waits (woken by a release in this process, else polling) until this settlement holds its
+   * source, or gives up: 409, nothing sent.
    */
   async function holdSource (claim: X402Claim): Promise<boolean> {
     const deadline = Date.now() + options.settlementTimeoutMs
     for (;;) {
       if (await claims.holdSource(claim.transfer.source, claim.claimId, sourceLockMs)) return true
       if (Date.now() + SOURCE_POLL_MS > deadline) return false
-      await sleep(SOURCE_POLL_MS)
+      await sourceWaiters.wait(claim.transfer.source, SOURCE_POLL_MS)
     }
   }
 
@@ -376,6 +378,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       return await sendAndConfirm(claim, spend, answer)
     } finally {
       await claims.releaseSource(claim.transfer.source, claim.claimId).catch(() => {})
+      sourceWaiters.released(claim.transfer.source)
     }
   }
 
