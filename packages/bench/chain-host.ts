@@ -20,7 +20,10 @@ import type { ChainRequest, ChainSetup, Proof } from './chain.js'
 
 const DEVNET_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' as Address
 const DECIMALS = 6
-const BUYERS = 16
+// More buyers than calls in flight (32 at most): consecutive payments come from different wallets,
+// as from different agents, so no x402 settlement waits for another from the same token account
+// (the service settles one payment per source account at a time; the floor does not).
+const BUYERS = 48
 const BUYER_TOKENS = 1_000_000_000_000n
 // A blockhash lives 150 slots and the local chain makes one slot per transaction.
 const SEND_BATCH = 100

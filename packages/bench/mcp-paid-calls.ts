@@ -3,8 +3,10 @@
 // PAYMENT-SIGNATURE, and tools/call fetch_price with the payload in _meta["x402/payment"]. Each
 // call gets a payload of its own, built beforehand by the official x402 client (not timed). And a
 // free document both ways (GET /.well-known/agent.json, the get_manifest tool): the cost of MCP's
-// JSON-RPC envelope and the SDK's per-request server alone. One call in flight; the four
-// alternate in blocks, so a busy spell on a shared machine falls on all alike.
+// JSON-RPC envelope and the SDK's per-request transport alone. And the MCP floor's two parts: the
+// chain-only x402 floor (packages/bench/chain-floor.ts) and a tool call to the SDK's bare server
+// (packages/bench/bare-mcp-server.ts). One call in flight; all alternate in blocks, so a busy spell
+// on a shared machine falls on all alike.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -13,7 +15,12 @@ import { x402Client as X402Client } from '@x402/core/client'
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { Pool, request } from 'undici'
+import { join } from 'node:path'
+import type { BenchChain } from './chain.js'
+import { x402FloorCall } from './chain-floor.js'
 import { mergeSamples, type CallSample, type LoadFigures } from './figures.js'
+import { createLeanRpc } from './lean-rpc.js'
+import { startBareMcp } from './processes.js'
 import { getStatus, timeEach } from './timed-calls.js'
 import { X402_NETWORKS } from '../../lib/x402/networks.js'
 
@@ -29,6 +36,10 @@ export interface McpPaidFigures {
   mcpPaid: LoadFigures
   httpFree: LoadFigures
   mcpFree: LoadFigures
+  /** The chain-only x402 floor, same payments, 1 in flight (server CPU: the chain's). */
+  chainFloor: LoadFigures
+  /** A tool call to the SDK's bare MCP server (server CPU: that server's). */
+  bareMcp: LoadFigures
 }
 
 const DEVNET = X402_NETWORKS['solana-devnet'].caip2
@@ -47,7 +58,12 @@ function toolOutcome (result: CallToolResult): string {
 export async function measureMcpPaidCalls (options: {
   serviceUrl: string
   servicePid: number
-  rpcUrl: string
+  chain: BenchChain
+  /** The fee payer the service co-signs with: the floor co-signs with it too. */
+  feePayer: KeyPairSigner
+  price: bigint
+  /** Where the bare MCP server writes its log. */
+  scratch: string
   buyers: readonly Uint8Array[]
   calls: number
   blockSize: number
@@ -58,11 +74,23 @@ export async function measureMcpPaidCalls (options: {
 }): Promise<McpPaidFigures> {
   const { serviceUrl, servicePid, path, tool, args, blockSize } = options
   const signers: KeyPairSigner[] = await Promise.all(options.buyers.map(async bytes => await createKeyPairSignerFromBytes(bytes)))
-  const payers = signers.map(signer => new X402Client().register(DEVNET, new ExactSvmScheme(signer, { rpcUrl: options.rpcUrl })).setSpendControls(false))
+  const { chain, feePayer } = options
+  const payers = signers.map(signer => new X402Client().register(DEVNET, new ExactSvmScheme(signer, { rpcUrl: chain.url })).setSpendControls(false))
   const mcp = new Client({ name: 'token-merchant-bench', version: '1.0.0' })
   await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', serviceUrl)))
+  const bare = await startBareMcp(options.scratch, join(options.scratch, 'bare-mcp.log'))
+  const bareClient = new Client({ name: 'token-merchant-bench', version: '1.0.0' })
+  await bareClient.connect(new StreamableHTTPClientTransport(new URL('/mcp', bare.url)))
+  const lean = createLeanRpc(chain.url, 1)
   const pool = new Pool(serviceUrl, { connections: 1, pipelining: 1 })
-  const samples = { httpPaid: [] as CallSample[], mcpPaid: [] as CallSample[], httpFree: [] as CallSample[], mcpFree: [] as CallSample[] }
+  const samples = {
+    httpPaid: [] as CallSample[],
+    mcpPaid: [] as CallSample[],
+    httpFree: [] as CallSample[],
+    mcpFree: [] as CallSample[],
+    chainFloor: [] as CallSample[],
+    bareMcp: [] as CallSample[]
+  }
   let payloadSeconds = 0
   let turn = 0
   try {
@@ -89,10 +117,17 @@ export async function measureMcpPaidCalls (options: {
       samples.httpFree.push(await timeEach(free, 1, servicePid, async () => await getStatus(pool, options.freePath)))
       samples.mcpFree.push(await timeEach(free, 1, servicePid, async () =>
         toolOutcome(await mcp.callTool({ name: 'get_manifest', arguments: {} }) as CallToolResult)))
+      const forFloor = await chain.x402Payloads(size, options.price, feePayer.address)
+      samples.chainFloor.push(await timeEach(forFloor, 1, chain.pid, async wire => await x402FloorCall(lean.rpc, wire, feePayer)))
+      samples.bareMcp.push(await timeEach(free, 1, bare.pid, async () =>
+        toolOutcome(await bareClient.callTool({ name: 'constant', arguments: {} }) as CallToolResult)))
     }
   } finally {
     await pool.close()
     await mcp.close()
+    await bareClient.close()
+    await bare.stop()
+    await lean.close()
   }
   return {
     path,
@@ -103,6 +138,8 @@ export async function measureMcpPaidCalls (options: {
     httpPaid: mergeSamples(samples.httpPaid),
     mcpPaid: mergeSamples(samples.mcpPaid),
     httpFree: mergeSamples(samples.httpFree),
-    mcpFree: mergeSamples(samples.mcpFree)
+    mcpFree: mergeSamples(samples.mcpFree),
+    chainFloor: mergeSamples(samples.chainFloor),
+    bareMcp: mergeSamples(samples.bareMcp)
   }
 }

@@ -2,7 +2,8 @@
 // flight, pay-then-prove at 1 and 32, the MCP paid call beside the HTTP one. What `npm run bench`
 // measures of the paid path, in about a minute, for working on it (with BENCH_CPU_PROF_DIR set, the
 // service writes a CPU profile). Run: npx tsx packages/bench/paid-path.ts [--no-build] [x402] [proof] [mcp]
-// (no section named: all three)
+// [--workers=N] (no section named: all three). --workers=N runs N service processes on one SQLite file,
+// the x402 load spread evenly over them: what PM2's cluster mode (one worker per core) gives.
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -18,6 +19,7 @@ const FREE_PATH = '/.well-known/agent.json'
 const FETCH_PRICE = 50_000n
 const named = ['x402', 'proof', 'mcp'].filter(section => process.argv.includes(section))
 const runs = (section: string) => named.length === 0 || named.includes(section)
+const WORKERS = Number(/^--workers=(\d+)$/.exec(process.argv.find(arg => arg.startsWith('--workers=')) ?? '')?.[1] ?? 1)
 
 function row (name: string, figures: LoadFigures, floor: LoadFigures): string {
   const ours = figures.latency.p50
@@ -34,15 +36,16 @@ async function main (): Promise<void> {
   let failed = true
   try {
     const service = await world.startService('service.db')
+    const others = await Promise.all(Array.from({ length: WORKERS - 1 }, async () => await world.startService('service.db')))
     try {
       const database = join(world.scratch, 'service.db')
       const [priming, ...proofs] = await world.chain.pay(2001, FETCH_PRICE)
       const primed = await request(`${service.url}${PAID_PATH}`, { headers: { 'x-payment-signature': priming.signature, 'x-payment-wallet': priming.wallet } })
       await primed.body.dump()
-      const x402 = { service, databasePath: database, chain: world.chain, path: PAID_PATH, price: FETCH_PRICE, feePayer: world.feePayer }
+      const x402 = { service: [service, ...others], databasePath: database, chain: world.chain, path: PAID_PATH, price: FETCH_PRICE, feePayer: world.feePayer }
       for (const [calls, concurrency] of runs('x402') ? [[300, 1], [600, 10], [600, 32]] : []) {
         const set = await measureX402Calls({ ...x402, calls, concurrency })
-        console.log(row(`x402 paid call, ${concurrency} in flight`, set.x402, set.rpcAlone), JSON.stringify(set.rpcByMethod))
+        console.log(row(`x402 paid call, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}`, set.x402, set.rpcAlone), JSON.stringify(set.rpcByMethod))
       }
       const proof = { service, databasePath: database, chain: world.chain, path: PAID_PATH, freePath: FREE_PATH, blocks: 5 }
       for (const [slice, concurrency] of runs('proof') ? [[proofs.slice(0, 500), 1], [proofs.slice(500), 32]] as const : []) {
@@ -50,28 +53,33 @@ async function main (): Promise<void> {
         console.log(row(`pay-then-prove, ${concurrency} in flight`, set.paid, set.getTransaction))
       }
     } finally {
-      await service.stop()
+      await Promise.all([service, ...others].map(async process => await process.stop()))
     }
-    const mcpService = await world.startService('service-mcp.db')
-    try {
-      if (!runs('mcp')) return
-      const buyers = await world.chain.wallets(4, 1_000_000_000n, 1_000_000_000_000n)
-      const mcp = await measureMcpPaidCalls({
-        serviceUrl: mcpService.url,
-        servicePid: mcpService.pid,
-        rpcUrl: world.chain.url,
-        buyers,
-        calls: 200,
-        blockSize: 50,
-        path: PAID_PATH,
-        tool: 'fetch_price',
-        args: { token: 'SOL' },
-        freePath: FREE_PATH
-      })
-      console.log(row('MCP paid call (floor: HTTP x402)', mcp.mcpPaid, mcp.httpPaid))
-      console.log(row('MCP get_manifest (floor: HTTP)', mcp.mcpFree, mcp.httpFree))
-    } finally {
-      await mcpService.stop()
+    const mcpService = runs('mcp') ? await world.startService('service-mcp.db') : undefined
+    if (mcpService !== undefined) {
+      try {
+        const buyers = await world.chain.wallets(4, 1_000_000_000n, 1_000_000_000_000n)
+        const mcp = await measureMcpPaidCalls({
+          serviceUrl: mcpService.url,
+          servicePid: mcpService.pid,
+          chain: world.chain,
+          feePayer: world.feePayer,
+          price: FETCH_PRICE,
+          scratch: world.scratch,
+          buyers,
+          calls: 200,
+          blockSize: 50,
+          path: PAID_PATH,
+          tool: 'fetch_price',
+          args: { token: 'SOL' },
+          freePath: FREE_PATH
+        })
+        console.log(row('MCP paid call (floor: HTTP x402)', mcp.mcpPaid, mcp.httpPaid))
+        console.log(row('MCP get_manifest (floor: HTTP)', mcp.mcpFree, mcp.httpFree))
+        console.log(`MCP floor p50 = chain-only x402 floor ${mcp.chainFloor.latency.p50.toFixed(2)} ms + bare SDK tool call ${mcp.bareMcp.latency.p50.toFixed(2)} ms`)
+      } finally {
+        await mcpService.stop()
+      }
     }
     failed = false
   } finally {

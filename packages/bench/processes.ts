@@ -147,6 +147,11 @@ export async function startBaseline (answers: Record<string, BaselineAnswer>, cw
   return await startProcess([...cpuProfileArgs('baseline'), '--import', TSX_IMPORT, script], { BASELINE_ANSWERS_FILE: file }, cwd, logPath)
 }
 
+/** The MCP framing floor (packages/bench/bare-mcp-server.ts): the SDK's server and transport with one constant tool. */
+export async function startBareMcp (cwd: string, logPath: string): Promise<BenchProcess> {
+  return await startProcess(['--import', TSX_IMPORT, join(PROJECT_ROOT, 'packages', 'bench', 'bare-mcp-server.ts')], {}, cwd, logPath)
+}
+
 /** What an x402 peer guards: the same route and price, paid to the same merchant in the same mint. */
 export interface PeerTerms {
   path: string

@@ -34,10 +34,10 @@ export interface BenchResult {
     freePath: string
     proofsPrepared: number
     prepareSeconds: number
-    sequential: PaidCallSet
-    concurrent: PaidCallSet
-    /** The standard x402 flow's paid call (the service verifies, co-signs, sends, confirms). */
-    x402: { sequential: X402CallSet, concurrent: X402CallSet }
+    /** Pay-then-prove (proof headers), one set per number in flight (1 first), each beside its chain-only floor. */
+    proof: PaidCallSet[]
+    /** The standard x402 flow's paid call (the service verifies, co-signs, sends, confirms), likewise. */
+    x402: X402CallSet[]
     /** Upstream price requests during the measured calls (the price is cached). */
     priceApiCalls: number
   }
@@ -70,21 +70,22 @@ export function problemsOf (result: Measured): string[] {
     ...Object.entries(challenge.peers).map(([name, peer]): [string, LoadFigures, number] => [`402 challenge, @x402/${name}`, peer.figures, 402]),
     ...Object.entries(manifest.references).map(([name, reference]): [string, LoadFigures, number] => [`manifest, ${name}`, reference.figures, 200]),
     ...Object.entries(challenge.references).map(([name, reference]): [string, LoadFigures, number] => [`402 challenge, ${name}`, reference.figures, 402]),
-    ...[paid.sequential, paid.concurrent].flatMap((set): Array<[string, LoadFigures, number | string]> => [
-      [`paid calls, ${set.concurrency} in flight`, set.paid, 200],
-      [`getTransaction alone, ${set.concurrency} in flight`, set.getTransaction, 'found'],
-      [`free route, ${set.concurrency} in flight`, set.freeRoute, 200]
-    ]),
-    ...[paid.x402.sequential, paid.x402.concurrent].flatMap((set): Array<[string, LoadFigures, number | string]> => [
-      [`x402 paid calls, ${set.concurrency} in flight`, set.x402, 200],
-      [`x402 RPC calls alone, ${set.concurrency} in flight`, set.rpcAlone, 'landed']
+    ...[['', paid] as const, [' on PostgreSQL', result.storePostgres.paid] as const].flatMap(([store, sets]): Array<[string, LoadFigures, number | string]> => [
+      ...sets.proof.flatMap((set): Array<[string, LoadFigures, number | string]> => [
+        [`paid calls${store}, ${set.concurrency} in flight`, set.paid, 200],
+        [`getTransaction floor${store}, ${set.concurrency} in flight`, set.getTransaction, 'found'],
+        [`free route${store}, ${set.concurrency} in flight`, set.freeRoute, 200]
+      ]),
+      ...sets.x402.flatMap((set): Array<[string, LoadFigures, number | string]> => [
+        [`x402 paid calls${store}, ${set.concurrency} in flight`, set.x402, 200],
+        [`x402 chain-only floor${store}, ${set.concurrency} in flight`, set.rpcAlone, 'landed']
+      ])
     ]),
     ['warm /registry', registry.warm.all, 200], ['warm /registry?name=', registry.warm.byName, 200],
-    ...[result.storePostgres.paid.sequential, result.storePostgres.paid.concurrent].map((set): [string, LoadFigures, number] =>
-      [`paid calls on PostgreSQL, ${set.concurrency} in flight`, set.paid, 200]),
     ...result.logging.runs.map((run): [string, LoadFigures, number] => [`logging: ${run.destination} at ${run.level}`, run.figures, 200]),
     ['HTTP x402 paid call (MCP run)', result.mcp.httpPaid, 200], ['MCP paid tool call', result.mcp.mcpPaid, 'ok'],
-    ['HTTP manifest (MCP run)', result.mcp.httpFree, 200], ['MCP get_manifest', result.mcp.mcpFree, 'ok']
+    ['HTTP manifest (MCP run)', result.mcp.httpFree, 200], ['MCP get_manifest', result.mcp.mcpFree, 'ok'],
+    ['x402 chain-only floor (MCP run)', result.mcp.chainFloor, 'landed'], ['bare SDK MCP tool call', result.mcp.bareMcp, 'ok']
   ]
   const problems = expectations.flatMap(([name, figures, expected]) => {
     const unexpected = unexpectedResponses(figures, expected)
@@ -107,8 +108,54 @@ export function memoryGrowthPercent (memory: MemoryFigures): number {
   return (100 * (memory.rssPeakMb - memory.rssBeforeMb)) / memory.rssBeforeMb
 }
 
+/** The set measured with `concurrency` in flight (the bench always measures 1, 10 and 32 for x402, 1 and 32 for proofs). */
+function at<T extends { concurrency: number }> (sets: readonly T[], concurrency: number): T {
+  const set = sets.find(candidate => candidate.concurrency === concurrency)
+  if (set === undefined) throw new Error(`no run with ${concurrency} in flight`)
+  return set
+}
+
+/** The paid path against its chain-only floor, measured in the same run (issue 34's goals). */
+function paidTargets (result: Measured): Target[] {
+  const { proof, x402 } = result.paid
+  const floorRatio = (ours: LoadFigures, floor: LoadFigures) => (100 * ours.requestsPerSecond) / floor.requestsPerSecond
+  return [
+    {
+      name: 'x402 paid call p50 over the chain-only floor, 1 in flight',
+      measured: at(x402, 1).x402.latency.p50 - at(x402, 1).rpcAlone.latency.p50,
+      limit: 2,
+      kind: 'at-most',
+      unit: 'ms'
+    },
+    ...[10, 32].map((concurrency): Target => ({
+      name: `x402 paid calls/s vs the chain-only floor, ${concurrency} in flight`,
+      measured: floorRatio(at(x402, concurrency).x402, at(x402, concurrency).rpcAlone),
+      limit: 80,
+      kind: 'at-least',
+      unit: '%'
+    })),
+    { name: 'service CPU per x402 paid call, 10 in flight', measured: serverCpu(at(x402, 10).x402) / 1000, limit: 1.5, kind: 'at-most', unit: 'ms' },
+    {
+      name: 'pay-then-prove paid call p50 over the chain-only floor (getTransaction), 1 in flight',
+      measured: at(proof, 1).paid.latency.p50 - at(proof, 1).getTransaction.latency.p50,
+      limit: 1,
+      kind: 'at-most',
+      unit: 'ms'
+    },
+    { name: 'pay-then-prove calls/s vs the chain-only floor, 32 in flight', measured: floorRatio(at(proof, 32).paid, at(proof, 32).getTransaction), limit: 85, kind: 'at-least', unit: '%' },
+    { name: 'service CPU per pay-then-prove call, 32 in flight', measured: serverCpu(at(proof, 32).paid) / 1000, limit: 0.4, kind: 'at-most', unit: 'ms' },
+    { name: 'MCP paid call p50 vs the HTTP x402 paid call p50', measured: (100 * result.mcp.mcpPaid.latency.p50) / result.mcp.httpPaid.latency.p50, limit: 115, kind: 'at-most', unit: '%' },
+    {
+      name: 'x402 paid calls/s at 32 in flight, store on PostgreSQL vs SQLite',
+      measured: floorRatio(at(result.storePostgres.paid.x402, 32).x402, at(x402, 32).x402),
+      limit: 80,
+      kind: 'at-least',
+      unit: '%'
+    }
+  ]
+}
+
 export function targetsOf (result: Measured): Verdict[] {
-  const sequential = result.paid.sequential
   const targets: Target[] = [
     { name: 'manifest req/s vs bare Fastify', measured: result.manifest.ratio * 100, limit: 80, kind: 'at-least', unit: '%' },
     ...peerTargets('manifest', result.manifest),
@@ -121,13 +168,7 @@ export function targetsOf (result: Measured): Verdict[] {
       kind: 'at-most',
       unit: '%'
     },
-    {
-      name: 'gate p50 over its getTransaction p50',
-      measured: sequential.paid.latency.p50 - sequential.getTransaction.latency.p50,
-      limit: 1,
-      kind: 'at-most',
-      unit: 'ms'
-    },
+    ...paidTargets(result),
     { name: 'store claim+redeem pairs/s, one process', measured: result.store.oneProcess.pairsPerSecond, limit: 10_000, kind: 'at-least', unit: '/s' },
     {
       name: `store on PostgreSQL claim+redeem pairs/s, one process (pool ${result.storePostgres.poolSize}, ${result.storePostgres.concurrency} in flight)`,
@@ -180,6 +221,16 @@ function callRow (name: string, figures: LoadFigures): string[] {
   return [
     name, integer(figures.requestsPerSecond), ms(figures.latency.p50), ms(figures.latency.p99), ms(figures.latency.mean), integer(figures.requests),
     integer(serverCpu(figures)), integer(clientCpu(figures))
+  ]
+}
+
+const PAID_HEADER = ['run', 'req/s', 'p50 ms', 'p99 ms', 'floor req/s', 'floor p50', 'floor p99', 'p50 over floor', 'req/s vs floor', 'service CPU µs/call']
+
+function paidRow (name: string, ours: LoadFigures, floor: LoadFigures): string[] {
+  return [
+    name, integer(ours.requestsPerSecond), ms(ours.latency.p50), ms(ours.latency.p99),
+    integer(floor.requestsPerSecond), ms(floor.latency.p50), ms(floor.latency.p99),
+    `+${ms(ours.latency.p50 - floor.latency.p50)} ms`, `${(ours.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}×`, integer(serverCpu(ours))
   ]
 }
 
@@ -236,56 +287,22 @@ export function formatReport (result: BenchResult): string {
       `req/s per round ${comparison.rounds.map(round => `${integer(round.target.requestsPerSecond)}/${integer(round.baseline.requestsPerSecond)}`).join(', ')}`)
   }
   out.push('')
-  out.push(`Paid calls: GET ${paid.path} with a fresh, landed transferChecked per request (${integer(paid.proofsPrepared)} proofs prepared in ` +
-    `${paid.prepareSeconds.toFixed(1)} s); getTransaction alone = the service's RPC client, same params, same signatures, same concurrency, ` +
-    'alternating with the paid calls in blocks.')
-  out.push(table(
-    ['run', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'calls', 'server CPU µs/call', 'client CPU µs/call'],
-    [
-      callRow('paid call, 1 in flight', paid.sequential.paid),
-      callRow('getTransaction alone, 1 in flight', paid.sequential.getTransaction),
-      callRow(`paid call, ${paid.concurrent.concurrency} in flight`, paid.concurrent.paid),
-      callRow(`getTransaction alone, ${paid.concurrent.concurrency} in flight`, paid.concurrent.getTransaction),
-      callRow(`free ${paid.freePath}, 1 in flight`, paid.sequential.freeRoute),
-      callRow(`free ${paid.freePath}, ${paid.concurrent.concurrency} in flight`, paid.concurrent.freeRoute)
-    ]))
-  out.push('Server CPU: the service for paid and free calls, the chain for getTransaction alone. Client CPU of getTransaction alone: ' +
-    'the service\'s RPC client (same code) in the bench process, i.e. what one getTransaction costs the service\'s own CPU. ' +
-    'The free route goes through the same client and the same Fastify stack: the HTTP part of a call, without gate or chain.')
-  const gate = (set: PaidCallSet) => ms(set.paid.latency.p50 - set.getTransaction.latency.p50)
-  const gateOnly = (set: PaidCallSet) => ms(set.paid.latency.p50 - set.getTransaction.latency.p50 - set.freeRoute.latency.p50)
-  const ownCpu = (set: PaidCallSet) => integer(serverCpu(set.paid) - clientCpu(set.getTransaction) - serverCpu(set.freeRoute))
-  out.push(`Paid call over getTransaction alone at p50 (gate + HTTP + handler): ${gate(paid.sequential)} ms (1 in flight), ` +
-    `${gate(paid.concurrent)} ms (${paid.concurrent.concurrency} in flight); less the free route's p50 as well: ${gateOnly(paid.sequential)} ms ` +
-    `and ${gateOnly(paid.concurrent)} ms. Service CPU per paid call beyond its getTransaction client work and a free call's: ` +
-    `${ownCpu(paid.sequential)} µs (1 in flight), ${ownCpu(paid.concurrent)} µs (${paid.concurrent.concurrency} in flight).`)
-  const inService = (set: PaidCallSet) => `${ms(set.serviceElapsed.p50)} ms (p99 ${ms(set.serviceElapsed.p99)})`
-  out.push(`Time inside the service per paid call (its audit log: reply.elapsedTime at onResponse), p50: ${inService(paid.sequential)} ` +
-    `1 in flight, ${inService(paid.concurrent)} ${paid.concurrent.concurrency} in flight.`)
-  out.push(`RPC requests per paid call: ${rpcPerCall(paid.sequential)} (1 in flight); ${rpcPerCall(paid.concurrent)} (${paid.concurrent.concurrency} in flight). ` +
-    `Price API requests during the calls: ${paid.priceApiCalls}. Statuses: ${statuses(paid.sequential.paid)}; ${statuses(paid.concurrent.paid)}`)
-  const x402 = paid.x402
-  out.push('')
-  out.push(`x402 paid calls: GET ${paid.path} with PAYMENT-SIGNATURE carrying a fresh payer-signed exact transaction; the service verifies ` +
-    '(simulation), runs the handler, co-signs as fee payer, sends and confirms, then answers. RPC alone = simulateTransaction, ' +
-    'sendTransaction and getSignatureStatuses through the service\'s RPC client, over transactions of the same shape, same concurrency.')
-  out.push(table(
-    ['run', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'calls', 'server CPU µs/call', 'client CPU µs/call'],
-    [
-      callRow('x402 paid call, 1 in flight', x402.sequential.x402),
-      callRow('its RPC calls alone, 1 in flight', x402.sequential.rpcAlone),
-      callRow('seed paid call (proof), 1 in flight', paid.sequential.paid),
-      callRow(`x402 paid call, ${x402.concurrent.concurrency} in flight`, x402.concurrent.x402),
-      callRow(`its RPC calls alone, ${x402.concurrent.concurrency} in flight`, x402.concurrent.rpcAlone),
-      callRow(`seed paid call (proof), ${paid.concurrent.concurrency} in flight`, paid.concurrent.paid)
-    ]))
-  const own = (set: X402CallSet) => ms(set.x402.latency.p50 - set.rpcAlone.latency.p50)
-  const ownP99 = (set: X402CallSet) => ms(set.x402.latency.p99 - set.rpcAlone.latency.p99)
+  out.push(`Paid calls beside their chain-only floor: GET ${paid.path}, each call with a payment of its own. The floor is a bare @solana/kit client ` +
+    '(kit\'s RPC API over a keep-alive undici pool, kit\'s JSON codec) making exactly the RPC calls of one payment against the same chain, ' +
+    'same number in flight, alternating with the paid calls in blocks: pay-then-prove, one getTransaction; x402, simulateTransaction, ' +
+    `co-signing, sendTransaction (preflight at processed) and getSignatureStatuses until confirmed. ${integer(paid.proofsPrepared)} proofs prepared in ` +
+    `${paid.prepareSeconds.toFixed(1)} s; x402 payloads signed by the bench per block of 100, untimed.`)
+  const floorRows = (sets: BenchResult['paid']) => [
+    ...sets.proof.map(set => paidRow(`pay-then-prove, ${set.concurrency} in flight`, set.paid, set.getTransaction)),
+    ...sets.x402.map(set => paidRow(`x402 (HTTP v2), ${set.concurrency} in flight`, set.x402, set.rpcAlone))
+  ]
+  out.push(table(PAID_HEADER, floorRows(paid)))
+  out.push('Service CPU: user+system time of the service process (all its threads) per call; the floor\'s server CPU is the chain\'s.')
+  out.push(`Free route ${paid.freePath} through the same client, p50: ${paid.proof.map(set => `${ms(set.freeRoute.latency.p50)} ms (${set.concurrency} in flight)`).join(', ')}. ` +
+    `Time inside the service per call (audit log), p50: proof ${paid.proof.map(set => `${ms(set.serviceElapsed.p50)} ms (${set.concurrency})`).join(', ')}; ` +
+    `x402 ${paid.x402.map(set => `${ms(set.serviceElapsed.p50)} ms (${set.concurrency})`).join(', ')}.`)
   const x402Rpc = (set: X402CallSet) => Object.entries(set.rpcByMethod).map(([method, count]) => `${method} ${(count / set.x402.requests).toFixed(2)}`).join(', ') || 'none'
-  out.push(`x402 split at p50: RPC ${ms(x402.sequential.rpcAlone.latency.p50)} ms + own ${own(x402.sequential)} ms (1 in flight; p99 own ${ownP99(x402.sequential)} ms), ` +
-    `RPC ${ms(x402.concurrent.rpcAlone.latency.p50)} ms + own ${own(x402.concurrent)} ms (${x402.concurrent.concurrency} in flight). ` +
-    `Time inside the service (audit log) p50 ${ms(x402.sequential.serviceElapsed.p50)} ms (p99 ${ms(x402.sequential.serviceElapsed.p99)}). ` +
-    `RPC requests per x402 call: ${x402Rpc(x402.sequential)}. Statuses: ${statuses(x402.sequential.x402)}; ${statuses(x402.concurrent.x402)}`)
+  out.push(`RPC requests per call: proof ${rpcPerCall(paid.proof[0])}; x402 ${x402Rpc(paid.x402[0])}. Price API requests during the calls: ${paid.priceApiCalls}.`)
   out.push('')
   const { mcp } = result
   out.push(`MCP beside HTTP, both paid with x402 v2 and settled before the answer (${mcp.calls} calls each, 1 in flight, alternating in blocks of ${mcp.blockSize}; ` +
@@ -296,10 +313,15 @@ export function formatReport (result: BenchResult): string {
       callRow(`GET ${mcp.path} with PAYMENT-SIGNATURE`, mcp.httpPaid),
       callRow(`tools/call ${mcp.tool} with _meta["x402/payment"]`, mcp.mcpPaid),
       callRow('GET /.well-known/agent.json', mcp.httpFree),
-      callRow('tools/call get_manifest', mcp.mcpFree)
+      callRow('tools/call get_manifest', mcp.mcpFree),
+      callRow('chain-only x402 floor', mcp.chainFloor),
+      callRow('bare SDK server, tools/call of a constant', mcp.bareMcp)
     ]))
+  out.push(`MCP floor at p50: the chain-only x402 floor ${ms(mcp.chainFloor.latency.p50)} ms + the SDK's bare tool call ${ms(mcp.bareMcp.latency.p50)} ms = ` +
+    `${ms(mcp.chainFloor.latency.p50 + mcp.bareMcp.latency.p50)} ms; the MCP paid call ${ms(mcp.mcpPaid.latency.p50)} ms, ` +
+    `${(mcp.mcpPaid.latency.p50 / mcp.httpPaid.latency.p50).toFixed(2)}× the HTTP one.`)
   out.push(`MCP over HTTP at p50: paid ${ms(mcp.mcpPaid.latency.p50 - mcp.httpPaid.latency.p50)} ms, free ${ms(mcp.mcpFree.latency.p50 - mcp.httpFree.latency.p50)} ms ` +
-    '(the JSON-RPC envelope, the SDK\'s per-request server and transport, schema checks). Statuses: ' +
+    '(the JSON-RPC envelope, the SDK\'s per-request transport, schema checks). Statuses: ' +
     `${statuses(mcp.httpPaid)}; ${statuses(mcp.mcpPaid)}`)
   out.push('')
   out.push(`Replay store (claim + redeem per signature, synchronous=${store.synchronous}, WAL):`)
@@ -314,15 +336,8 @@ export function formatReport (result: BenchResult): string {
     ['client', 'processes', 'pairs/s total', 'pairs/s each', 'pairs'],
     [['naive: INSERT ... ON CONFLICT + UPDATE per proof', pgStore.naive] as const, ['the store', pgStore.oneProcess] as const, ['the store', pgStore.twoProcesses] as const]
       .map(([name, s]) => [name, String(s.processes), integer(s.pairsPerSecond), s.perProcess.map(integer).join(' + '), integer(s.pairs)])))
-  out.push(table(
-    ['paid call GET ' + paid.path, 'SQLite p50 ms', 'SQLite p99 ms', 'PostgreSQL p50 ms', 'PostgreSQL p99 ms', 'PostgreSQL req/s'],
-    [[paid.sequential, pgStore.paid.sequential] as const, [paid.concurrent, pgStore.paid.concurrent] as const].map(([lite, post]) => [
-      `${lite.concurrency} in flight`, ms(lite.paid.latency.p50), ms(lite.paid.latency.p99), ms(post.paid.latency.p50), ms(post.paid.latency.p99),
-      integer(post.paid.requestsPerSecond)
-    ])))
-  out.push(`Time inside the service per paid call on PostgreSQL, p50: ${ms(pgStore.paid.sequential.serviceElapsed.p50)} ms (1 in flight), ` +
-    `${ms(pgStore.paid.concurrent.serviceElapsed.p50)} ms (${pgStore.paid.concurrent.concurrency} in flight); ` +
-    `${integer(pgStore.paid.sequential.paid.requests + pgStore.paid.concurrent.paid.requests)} calls.`)
+  out.push(`Paid calls with the store on PostgreSQL (same chain, same floor, ${integer(pgStore.paid.proofsPrepared)} proofs):`)
+  out.push(table(PAID_HEADER, floorRows(pgStore.paid)))
   out.push('')
   out.push(`Registry (setup: ${Object.entries(registry.setupSeconds).map(([n, s]) => `${integer(Number(n))} registrations sent in ${s.toFixed(1)} s`).join(', ')}):`)
   out.push(table(

@@ -3,21 +3,18 @@
 // /registry. Prints tables and PASS/MISS per target; writes the same figures to packages/bench/results/latest.json.
 // Processes: this one (load generator), the service, the baseline, the chain host, store workers.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
-import { startPriceApi, type PriceApi } from '@token-merchant/localnet/price-api'
 import { PROJECT_ROOT } from '../../project.js'
-import { startChain, type BenchChain } from './chain.js'
+import { startBenchWorld, type BenchWorld } from './bench-world.js'
 import { compareWithBaseline, measureMemory, type LoadShape, type LoadTarget } from './load.js'
 import { measureLogging } from './logging.js'
 import { measureMcpPaidCalls } from './mcp-paid-calls.js'
-import { measurePaidCalls } from './paid-calls.js'
-import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit'
-import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
-import { measureX402Calls } from './x402-calls.js'
-import { startBaseline, startPeer, startService, type BaselineAnswer, type BenchProcess, type PeerTerms } from './processes.js'
+import { measurePaidCalls, type PaidCallSet } from './paid-calls.js'
+import { measureX402Calls, type X402CallSet } from './x402-calls.js'
+import { startBaseline, startPeer, type BaselineAnswer, type BenchProcess, type PeerTerms } from './processes.js'
 import { measureRegistry } from './registry.js'
 import { formatReport, problemsOf, targetsOf, type BenchResult } from './report.js'
 import { runStore } from './store.js'
@@ -36,15 +33,13 @@ const MEMORY_REQUESTS = 100_000
 // A known symbol needs no lookup, and with a long price cache the handler costs next to nothing.
 const PAID_PATH = '/api/fetch-price/SOL'
 const FETCH_PRICE = 50_000n
-const PAID_SEQUENTIAL = 1000
-const PAID_CONCURRENT = 3000
 const PAID_BLOCKS = 5
-const X402_SEQUENTIAL = 500
-const X402_CONCURRENT = 1000
-const FEE_PAYER_LAMPORTS = 100_000_000_000
-// The paid calls again with the store on PostgreSQL: fewer, enough for p50 and p99.
-const PAID_POSTGRES_SEQUENTIAL = 400
-const PAID_POSTGRES_CONCURRENT = 1200
+/** Paid calls per run: [in flight, calls], each beside its chain-only floor. */
+const PROOF_RUNS: PaidRuns = [[1, 1000], [32, 3000]]
+const X402_RUNS: PaidRuns = [[1, 400], [10, 800], [32, 800]]
+// The paid calls again with the store on PostgreSQL: fewer, enough for p50 and for the throughput at 32.
+const POSTGRES_PROOF_RUNS: PaidRuns = [[1, 400], [32, 1200]]
+const POSTGRES_X402_RUNS: PaidRuns = [[1, 200], [32, 800]]
 // The MCP paid call beside the HTTP x402 one: payloads signed by the bench, settled by the service.
 const MCP_CALLS = 300
 const MCP_BLOCK = 50
@@ -89,15 +84,8 @@ function bareAnswers (name: string, { headers, ...answer }: Required<BaselineAns
 
 const at = (process: BenchProcess, path: string): LoadTarget => ({ url: `${process.url}${path}`, pid: process.pid })
 
-/** What every section shares: the chain, the price stand-in, a scratch folder and the processes to stop at the end. */
-interface Bench {
-  chain: BenchChain
-  priceApi: PriceApi
-  scratch: string
-  startService: (database: string, overrides?: Record<string, string>) => Promise<BenchProcess>
-  /** The x402 fee payer every service start co-signs with (funded on the chain). */
-  feePayer: KeyPairSigner
-}
+type Bench = BenchWorld
+type PaidRuns = ReadonlyArray<readonly [concurrency: number, calls: number]>
 
 async function stopAfter<T> (process: BenchProcess, work: (process: BenchProcess) => Promise<T>): Promise<T> {
   try {
@@ -162,15 +150,14 @@ async function measureHttp (bench: Bench, service: BenchProcess) {
   })
 }
 
-/** Paid calls with fresh proofs, one at a time and then concurrently, each beside getTransaction alone. */
-async function measurePaid (bench: Bench, service: BenchProcess, counts = { sequential: PAID_SEQUENTIAL, concurrent: PAID_CONCURRENT },
+/** Paid calls with fresh proofs, then x402 paid calls, at each number in flight, each beside its chain-only floor. */
+async function measurePaid (bench: Bench, service: BenchProcess, runs = { proof: PROOF_RUNS, x402: X402_RUNS },
   database = join(bench.scratch, 'service.db')): Promise<BenchResult['paid']> {
   const { chain, priceApi } = bench
-  const PAID_SEQUENTIAL = counts.sequential
-  const PAID_CONCURRENT = counts.concurrent
-  progress(`paid calls: preparing ${PAID_SEQUENTIAL + PAID_CONCURRENT + 1} payments on the chain`)
+  const proofCount = runs.proof.reduce((sum, [, calls]) => sum + calls, 0)
+  progress(`paid calls: preparing ${proofCount + 1} payments on the chain`)
   const started = performance.now()
-  const [priming, ...proofs] = await chain.pay(PAID_SEQUENTIAL + PAID_CONCURRENT + 1, FETCH_PRICE)
+  const [priming, ...proofs] = await chain.pay(proofCount + 1, FETCH_PRICE)
   const prepareSeconds = (performance.now() - started) / 1000
   // The first call fills the price cache; the measured ones then cost the handler a cache read.
   const primed = await request(`${service.url}${PAID_PATH}`, { headers: { 'x-payment-signature': priming.signature, 'x-payment-wallet': priming.wallet } })
@@ -180,23 +167,25 @@ async function measurePaid (bench: Bench, service: BenchProcess, counts = { sequ
   const priceCallsBefore = priceCalls()
 
   const options = { service, databasePath: database, chain, path: PAID_PATH, freePath: MANIFEST_PATH, blocks: PAID_BLOCKS }
-  progress(`paid calls: ${PAID_SEQUENTIAL} one at a time, alternating in ${PAID_BLOCKS} blocks with getTransaction alone and a free route`)
-  const sequential = await measurePaidCalls({ ...options, proofs: proofs.slice(0, PAID_SEQUENTIAL), concurrency: 1 })
-  progress(`paid calls: ${PAID_CONCURRENT} with ${SHAPE.connections} in flight, alternating likewise`)
-  const concurrent = await measurePaidCalls({ ...options, proofs: proofs.slice(PAID_SEQUENTIAL), concurrency: SHAPE.connections })
+  const proof: PaidCallSet[] = []
+  let used = 0
+  for (const [concurrency, calls] of runs.proof) {
+    progress(`paid calls (proof headers): ${calls} with ${concurrency} in flight, alternating in ${PAID_BLOCKS} blocks with the chain-only floor (getTransaction) and a free route`)
+    proof.push(await measurePaidCalls({ ...options, proofs: proofs.slice(used, used += calls), concurrency }))
+  }
   const x402Options = { service, databasePath: options.databasePath, chain, path: PAID_PATH, price: FETCH_PRICE, feePayer: bench.feePayer }
-  progress(`x402 paid calls (PAYMENT-SIGNATURE, the service settles): ${X402_SEQUENTIAL} one at a time, each block beside its RPC calls alone`)
-  const x402Sequential = await measureX402Calls({ ...x402Options, calls: X402_SEQUENTIAL, concurrency: 1 })
-  progress(`x402 paid calls: ${X402_CONCURRENT} with ${SHAPE.connections} in flight`)
-  const x402Concurrent = await measureX402Calls({ ...x402Options, calls: X402_CONCURRENT, concurrency: SHAPE.connections })
+  const x402: X402CallSet[] = []
+  for (const [concurrency, calls] of runs.x402) {
+    progress(`x402 paid calls (PAYMENT-SIGNATURE, the service settles): ${calls} with ${concurrency} in flight, each block beside the chain-only floor`)
+    x402.push(await measureX402Calls({ ...x402Options, calls, concurrency }))
+  }
   return {
     path: PAID_PATH,
     freePath: MANIFEST_PATH,
     proofsPrepared: proofs.length + 1,
     prepareSeconds,
-    sequential,
-    concurrent,
-    x402: { sequential: x402Sequential, concurrent: x402Concurrent },
+    proof,
+    x402,
     priceApiCalls: priceCalls() - priceCallsBefore
   }
 }
@@ -214,7 +203,10 @@ async function measureMcp (bench: Bench) {
     figures: await measureMcpPaidCalls({
       serviceUrl: service.url,
       servicePid: service.pid,
-      rpcUrl: bench.chain.url,
+      chain: bench.chain,
+      feePayer: bench.feePayer,
+      price: FETCH_PRICE,
+      scratch: bench.scratch,
       buyers,
       calls: MCP_CALLS,
       blockSize: MCP_BLOCK,
@@ -234,48 +226,13 @@ async function main (): Promise<void> {
   // The build's files written to disk now, not by the kernel in the middle of a measured round.
   execFileSync('sync')
 
-  const scratch = mkdtempSync(join(tmpdir(), 'token-merchant-bench-'))
-  let chain: BenchChain | undefined
-  let priceApi: PriceApi | undefined
+  let world: BenchWorld | undefined
   let postgres: BenchPostgres | undefined
   let failed = true
   try {
-    progress('starting the local chain (own process) and the price API stand-in')
-    chain = await startChain()
-    priceApi = await startPriceApi()
-    // The standard x402 flow needs a funded fee payer, and a network official clients know.
-    const feePayerBytes = generateKeypairBytes()
-    const feePayerPath = join(scratch, 'fee-payer.json')
-    writeKeypairFile(feePayerPath, feePayerBytes)
-    const feePayer = await createKeyPairSignerFromBytes(feePayerBytes)
-    await request(chain.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'requestAirdrop', params: [feePayer.address, FEE_PAYER_LAMPORTS] })
-    }).then(async response => await response.body.dump())
-    const env = {
-      SOLANA_RPC_URL: chain.url,
-      PAYMENT_MINT: chain.mint,
-      PAYMENT_ADDRESS: chain.merchant,
-      PRICE_API_URL: priceApi.url,
-      X402_NETWORK: 'solana-devnet',
-      X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath
-    }
-    const bench: Bench = {
-      chain,
-      priceApi,
-      scratch,
-      feePayer,
-      startService: async (database, overrides = {}) => await startService({
-        ...env,
-        LOG_LEVEL,
-        SOLANA_NETWORK: 'localnet',
-        DATABASE_PATH: join(scratch, database),
-        PRICE_CACHE_TTL_MS: '3600000',
-        REGISTRY_REFRESH_SECONDS: '86400',
-        ...overrides
-      }, scratch, join(scratch, `${database}.log`))
-    }
+    progress('starting the local chain (own process), the price API stand-in and a funded x402 fee payer')
+    const bench = world = await startBenchWorld(LOG_LEVEL)
+    const { chain, scratch } = bench
 
     // The HTTP comparisons and the paid calls first, on a quiet machine: the store runs leave
     // PostgreSQL vacuuming and analysing, and the kernel writing back, for a while after them.
@@ -299,7 +256,7 @@ async function main (): Promise<void> {
     const postgresDatabase = await postgres.database('service')
     progress('paid calls with the store on PostgreSQL')
     const paidPostgres = await stopAfter(await bench.startService('service-postgres.db', { DATABASE_URL: postgresDatabase }), async service =>
-      await measurePaid(bench, service, { sequential: PAID_POSTGRES_SEQUENTIAL, concurrent: PAID_POSTGRES_CONCURRENT }, postgresDatabase))
+      await measurePaid(bench, service, { proof: POSTGRES_PROOF_RUNS, x402: POSTGRES_X402_RUNS }, postgresDatabase))
     const { figures: mcp, warnings: mcpWarnings } = await measureMcp(bench)
     const { warnings: registryWarnings, ...registry } = await measureRegistry({
       chain,
@@ -310,7 +267,7 @@ async function main (): Promise<void> {
       progress
     })
 
-    const logging = await measureLogging({ env: { ...env, SOLANA_NETWORK: 'localnet' }, shape: { ...SHAPE, rounds: 2 }, progress })
+    const logging = await measureLogging({ env: { ...bench.env, SOLANA_NETWORK: 'localnet' }, shape: { ...SHAPE, rounds: 2 }, progress })
 
     const measured = {
       generatedAt: new Date().toISOString(),
@@ -333,11 +290,8 @@ async function main (): Promise<void> {
     process.stdout.write(`\n${formatReport(result)}\n\nFigures written to ${RESULTS}\n`)
     failed = false
   } finally {
-    await priceApi?.stop()
-    await chain?.stop()
     await postgres?.stop()
-    if (failed) process.stderr.write(`logs and databases kept in ${scratch}\n`)
-    else rmSync(scratch, { recursive: true, force: true })
+    await world?.stop(failed)
   }
   progress('done')
 }

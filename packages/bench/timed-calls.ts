@@ -1,15 +1,16 @@
 // Calls the bench makes and times itself (fractional milliseconds, unlike autocannon's whole ones),
 // with the CPU time of the answering process and of this one around them.
-import type { Pool } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { CallSample } from './figures.js'
 import { cpuSeconds, ownCpuSeconds } from './processes.js'
 
 /**
  * Runs `task` once per item with `concurrency` in flight, timing each; `serverPid` is the process
- * that answers (its CPU time is read before and after).
+ * that answers, or the processes (their CPU time is read before and after, and summed).
  */
-export async function timeEach<T> (items: readonly T[], concurrency: number, serverPid: number, task: (item: T) => Promise<string>): Promise<CallSample> {
-  const serverCpu = cpuSeconds(serverPid)
+export async function timeEach<T> (items: readonly T[], concurrency: number, serverPid: number | readonly number[], task: (item: T) => Promise<string>): Promise<CallSample> {
+  const serverCpuNow = () => [serverPid].flat().reduce((sum, pid) => sum + cpuSeconds(pid), 0)
+  const serverCpu = serverCpuNow()
   const clientCpu = ownCpuSeconds()
   const latencies: number[] = []
   const statusCodes: Record<string, number> = {}
@@ -29,7 +30,7 @@ export async function timeEach<T> (items: readonly T[], concurrency: number, ser
     latencies,
     seconds: (performance.now() - started) / 1000,
     statusCodes,
-    serverCpuSeconds: cpuSeconds(serverPid) - serverCpu,
+    serverCpuSeconds: serverCpuNow() - serverCpu,
     clientCpuSeconds: ownCpuSeconds() - clientCpu
   }
 }
@@ -38,7 +39,7 @@ export async function timeEach<T> (items: readonly T[], concurrency: number, ser
  * GET `path` through `pool`; the answer is read to its end (not decoded: turning a 2.7 MB body
  * into a string would time this client, not the service) and its status returned.
  */
-export async function getStatus (pool: Pool, path: string, headers: Record<string, string> = {}): Promise<string> {
+export async function getStatus (pool: Dispatcher, path: string, headers: Record<string, string> = {}): Promise<string> {
   const response = await pool.request({ path, method: 'GET', headers })
   await response.body.dump()
   return String(response.statusCode)

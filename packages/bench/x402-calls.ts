@@ -6,7 +6,7 @@
 // 150 slots and every landed transaction makes one.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { KeyPairSigner } from '@solana/kit'
-import { Pool } from 'undici'
+import { BalancedPool, Pool } from 'undici'
 import type { BenchChain } from './chain.js'
 import { x402FloorCall } from './chain-floor.js'
 import { createLeanRpc } from './lean-rpc.js'
@@ -34,7 +34,8 @@ function header (transaction: string, accepted: unknown, resource: unknown): str
 }
 
 export async function measureX402Calls (options: {
-  service: LoadTarget
+  /** One service, or several processes of it on one store (their load spread evenly, their CPU summed). */
+  service: LoadTarget | readonly LoadTarget[]
   databasePath: string
   chain: BenchChain
   path: string
@@ -43,11 +44,15 @@ export async function measureX402Calls (options: {
   calls: number
   concurrency: number
 }): Promise<X402CallSet> {
-  const { service, databasePath, chain, path, price, feePayer, calls, concurrency } = options
-  const challenge = await fetch(`${service.url}${path}`)
+  const { databasePath, chain, path, price, feePayer, calls, concurrency } = options
+  const services = [options.service].flat()
+  const pids = services.map(service => service.pid)
+  const challenge = await fetch(`${services[0].url}${path}`)
   const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as { accepts: unknown[], resource: unknown }
   const auditBefore = (await auditLatencies(databasePath, 0, 'x402-v2')).lastId
-  const pool = new Pool(service.url, { connections: concurrency, pipelining: 1 })
+  const pool = services.length === 1
+    ? new Pool(services[0].url, { connections: concurrency, pipelining: 1 })
+    : new BalancedPool(services.map(service => service.url), { connections: Math.ceil(concurrency / services.length), pipelining: 1 })
   const lean = createLeanRpc(chain.url, concurrency)
   const paid: CallSample[] = []
   const alone: CallSample[] = []
@@ -57,7 +62,7 @@ export async function measureX402Calls (options: {
       const size = Math.min(BLOCK, calls - done)
       const forService = await chain.x402Payloads(size, price, feePayer.address)
       await chain.resetStats()
-      paid.push(await timeEach(forService, concurrency, service.pid, async tx =>
+      paid.push(await timeEach(forService, concurrency, pids, async tx =>
         await getStatus(pool, path, { 'payment-signature': header(tx, required.accepts[0], required.resource) })))
       for (const [method, count] of Object.entries(await chain.stats())) rpcByMethod[method] = (rpcByMethod[method] ?? 0) + count
 
