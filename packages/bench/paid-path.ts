@@ -36,7 +36,7 @@ async function main (): Promise<void> {
   let failed = true
   try {
     // Several workers name one public URL, as behind PM2's shared port: a payment for it is good at any of them.
-    const shared = WORKERS > 1 ? { PUBLIC_BASE_URL: 'http://merchant.test' } : {}
+    const shared: Record<string, string> = WORKERS > 1 ? { PUBLIC_BASE_URL: 'http://merchant.test' } : {}
     const service = await world.startService('service.db', shared)
     const others = await Promise.all(Array.from({ length: WORKERS - 1 }, async () => await world.startService('service.db', shared)))
     try {
