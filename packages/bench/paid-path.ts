@@ -1,6 +1,6 @@
 // The paid path alone, beside its chain-only floor: x402 paid calls (HTTP v2) at 1, 10 and 32 in
 // flight, pay-then-prove at 1 and 32, the MCP paid call beside the HTTP one. What `npm run bench`
-// measures of the paid path, in about a minute, for working on it (with BENCH_CPU_PROF_DIR set, the
+// measures of the paid path, in under two minutes, for working on it (with BENCH_CPU_PROF_DIR set, the
 // service writes a CPU profile). Run: npx tsx packages/bench/paid-path.ts [--no-build] [x402] [proof] [mcp]
 // [--workers=N] (no section named: all three). --workers=N runs N service processes on one SQLite file,
 // the x402 load spread evenly over them: what PM2's cluster mode (one worker per core) gives.
