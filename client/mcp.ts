@@ -8,6 +8,7 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { V1_TO_V2_NETWORK_MAP } from '@x402/svm'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { formatTokenAmount } from '../lib/payment/catalog.js'
+import { abortIsolatingFetch } from './abort-isolating-fetch.js'
 import { REDELIVERED_META_KEY, X402_PAYMENT_META_KEY, X402_PAYMENT_RESPONSE_META_KEY } from '../lib/mcp/x402-meta.js'
 import { getManifest } from './discovery.js'
 import { parseDocument, type Manifest, type ManifestService } from './documents.js'
@@ -83,7 +84,7 @@ export interface McpBuyResult<T = unknown> {
 export async function connectMerchantMcp (mcpUrl: string): Promise<Client> {
   const client = new Client(CLIENT_INFO)
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(parseHttpUrl(mcpUrl).href)))
+    await client.connect(new StreamableHTTPClientTransport(new URL(parseHttpUrl(mcpUrl).href), { fetch: abortIsolatingFetch() }))
   } catch (error) {
     throw new BuyerError('HTTP_UNREACHABLE', `cannot open an MCP session with ${mcpUrl}: ${(error as Error).message}`, {}, { cause: error })
   }

@@ -22,6 +22,7 @@ import { mergeSamples, type CallSample, type LoadFigures } from './figures.js'
 import { createLeanRpc } from './lean-rpc.js'
 import { startBareMcp } from './processes.js'
 import { getStatus, timeEach } from './timed-calls.js'
+import { abortIsolatingFetch } from '../../client/abort-isolating-fetch.js'
 import { X402_NETWORKS } from '../../lib/x402/networks.js'
 
 export interface McpPaidFigures {
@@ -77,10 +78,10 @@ export async function measureMcpPaidCalls (options: {
   const { chain, feePayer } = options
   const payers = signers.map(signer => new X402Client().register(DEVNET, new ExactSvmScheme(signer, { rpcUrl: chain.url })).setSpendControls(false))
   const mcp = new Client({ name: 'token-merchant-bench', version: '1.0.0' })
-  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', serviceUrl)))
+  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', serviceUrl), { fetch: abortIsolatingFetch() }))
   const bare = await startBareMcp(options.scratch, join(options.scratch, 'bare-mcp.log'))
   const bareClient = new Client({ name: 'token-merchant-bench', version: '1.0.0' })
-  await bareClient.connect(new StreamableHTTPClientTransport(new URL('/mcp', bare.url)))
+  await bareClient.connect(new StreamableHTTPClientTransport(new URL('/mcp', bare.url), { fetch: abortIsolatingFetch() }))
   const lean = createLeanRpc(chain.url, 1)
   const pool = new Pool(serviceUrl, { connections: 1, pipelining: 1 })
   const samples = {
