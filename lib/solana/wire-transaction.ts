@@ -22,7 +22,7 @@ export interface WireTransaction {
   signatureCount: number
   /** The signed part. */
   messageBytes: Uint8Array
-  version: 'legacy' | number
+  version: 'legacy' | 0
   numSignerAccounts: number
   staticAccounts: Uint8Array[]
   recentBlockhash: Uint8Array
@@ -61,7 +61,22 @@ class Reader {
   }
 }
 
-/** The transaction in `bytes`, or undefined when they are not exactly one well-formed transaction. */
+/** The message version of the transaction in `bytes` ('legacy' or a number), undefined when they are too short to say. */
+export function messageVersionOf (bytes: Uint8Array): 'legacy' | number | undefined {
+  try {
+    const reader = new Reader(bytes)
+    reader.take(reader.shortLength() * SIGNATURE_BYTES)
+    const first = reader.byte()
+    return (first & VERSION_PREFIX) === 0 ? 'legacy' : first & ~VERSION_PREFIX
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The legacy or v0 transaction in `bytes`, or undefined when they are not exactly one well-formed
+ * transaction of those versions (later versions lay their messages out otherwise).
+ */
 export function readWireTransaction (bytes: Uint8Array): WireTransaction | undefined {
   try {
     const reader = new Reader(bytes)
@@ -69,8 +84,11 @@ export function readWireTransaction (bytes: Uint8Array): WireTransaction | undef
     const signaturesOffset = reader.offset
     reader.take(signatureCount * SIGNATURE_BYTES)
     const messageStart = reader.offset
-    let version: 'legacy' | number = 'legacy'
-    if ((bytes[messageStart] & VERSION_PREFIX) !== 0) version = reader.byte() & ~VERSION_PREFIX
+    let version: 'legacy' | 0 = 'legacy'
+    if ((bytes[messageStart] & VERSION_PREFIX) !== 0) {
+      if ((reader.byte() & ~VERSION_PREFIX) !== 0) return undefined
+      version = 0
+    }
     const numSignerAccounts = reader.byte()
     reader.byte() // read-only signed
     reader.byte() // read-only unsigned

@@ -1,5 +1,5 @@
 import type { Address } from '@solana/kit'
-import { base58Text, keyBytes, readWireTransaction, sameKey, type WireTransaction } from '../solana/wire-transaction.js'
+import { base58Text, keyBytes, messageVersionOf, readWireTransaction, sameKey, type WireTransaction } from '../solana/wire-transaction.js'
 import type { X402Rejection } from './rejection.js'
 
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111'
@@ -79,9 +79,11 @@ function readU32 (data: ArrayLike<number> & { buffer: ArrayBufferLike, byteOffse
  * assertions, no lookup tables, no third signer, and a bounded compute budget.
  */
 export function checkPaymentTransaction (base64: string, terms: PaymentTerms): { transfer: CheckedTransfer } | { rejection: X402Rejection } {
-  const transaction = readWireTransaction(Buffer.from(base64, 'base64'))
+  const bytes = Buffer.from(base64, 'base64')
+  const version = messageVersionOf(bytes)
+  if (typeof version === 'number' && version !== 0) return reject('X402_TRANSACTION_NOT_ALLOWED', `transaction version ${version} is not accepted (legacy or 0)`)
+  const transaction = readWireTransaction(bytes)
   if (transaction === undefined) return reject('X402_INVALID_PAYLOAD', 'payload.transaction is not a base64 Solana transaction')
-  if (transaction.version !== 'legacy' && transaction.version !== 0) return reject('X402_TRANSACTION_NOT_ALLOWED', `transaction version ${String(transaction.version)} is not accepted (legacy or 0)`)
   if (transaction.addressTableLookupCount > 0) {
     return reject('X402_TRANSACTION_NOT_ALLOWED', 'address lookup tables are not accepted: every account must be visible in the transaction')
   }
