@@ -206,9 +206,12 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
   const release = holderBatch(pools.fast, RELEASE, [signature, claimId, now])
   const discard = holderBatch(pools.durable, DISCARD, [signature, claimId])
 
-  // Holds are rare (one per settlement) and short: one plain statement each, no batching.
+  // Holds are rare (one per settlement) and short: one plain statement each, no batching. Committed
+  // without waiting for the flush, like a claim: the holder's next step is its sent mark, which
+  // waits for the flush and so makes the hold durable before anything is sent; a server crash in
+  // between forgets a hold whose settlement then fails at that mark, having sent nothing.
   const holdSource = async (source: string, holder: string, ttlMs: number, now?: number) => {
-    const { rows } = await query<{ holder: string }>(pools.durable, {
+    const { rows } = await query<{ holder: string }>(pools.fast, {
       text: `INSERT INTO source_holds AS h (source, holder, expires_at)
         SELECT $1, $2, n.now + $3 FROM (SELECT coalesce($4::bigint, ${CLOCK_MS}) AS now) AS n
         ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
