@@ -1,5 +1,3 @@
-import bs58 from 'bs58'
-
 // A Solana wire transaction read in one pass over its bytes, account keys kept as bytes. Kit's
 // decoders turn every key into base58 through BigInt arithmetic (0.6 ms for one x402 payment on
 // the paid path); the payment rules compare keys with known ones, so they need text for two at most.
@@ -133,16 +131,6 @@ export function withSignature (transaction: WireTransaction, index: number, sign
   const signed = Buffer.from(transaction.bytes)
   signed.set(signature, transaction.signaturesOffset + index * SIGNATURE_BYTES)
   return signed.toString('base64')
-}
-
-/** 32-byte key (or 64-byte signature) as base58 text. */
-export function base58Text (bytes: Uint8Array): string {
-  return bs58.encode(bytes)
-}
-
-/** Bytes of a base58 key, for comparing keys without turning each one read into text. */
-export function keyBytes (address: string): Uint8Array {
-  return bs58.decode(address)
 }
 
 export function sameKey (a: Uint8Array, b: Uint8Array): boolean {

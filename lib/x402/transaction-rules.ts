@@ -1,5 +1,6 @@
 import type { Address } from '@solana/kit'
-import { base58Text, keyBytes, messageVersionOf, readWireTransaction, sameKey, type WireTransaction } from '../solana/wire-transaction.js'
+import { base58Text, keyBytes } from '../solana/base58.js'
+import { messageVersionOf, readWireTransaction, sameKey, type WireTransaction } from '../solana/wire-transaction.js'
 import type { X402Rejection } from './rejection.js'
 
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111'
@@ -159,9 +160,4 @@ function programOf (key: Uint8Array): string | undefined {
 /** What the fee payer pays on top of the signature fees: the unit limit times the unit price, rounded up. */
 export function priorityFeeLamports (limit: number, microLamportsPerUnit: bigint): bigint {
   return (BigInt(limit) * microLamportsPerUnit + 999_999n) / 1_000_000n
-}
-
-/** base58 text of signature bytes. */
-export function signatureText (bytes: Uint8Array): string {
-  return base58Text(bytes)
 }

@@ -16,9 +16,10 @@ import { createX402Library, RPC_UNAVAILABLE_MARK } from './library.js'
 import type { X402Network } from './networks.js'
 import { readPaymentPayload } from './payment-payload.js'
 import { paymentIdentifierExtensions, readPaymentId } from './payment-identifier.js'
+import { base58Text } from '../solana/base58.js'
 import { withSignature } from '../solana/wire-transaction.js'
 import { awaitConfirmation, chainStatus, sendTransaction, type ChainStatus } from './settlement.js'
-import { checkPaymentTransaction, signatureText, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type CheckedTransfer, type PaymentTerms } from './transaction-rules.js'
+import { checkPaymentTransaction, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type CheckedTransfer, type PaymentTerms } from './transaction-rules.js'
 import { createSourceWaiters } from './source-waiters.js'
 import { createTransferFeeReader } from './transfer-fee.js'
 import type { PayerFailureBudget } from './payer-failures.js'
@@ -247,7 +248,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     // known now, before anything is sent, so the claim can be taken on it.
     const feePayerSignature = new Uint8Array(sign(null, transfer.transaction.messageBytes, feePayerKey))
     const base = {
-      signature: signatureText(feePayerSignature),
+      signature: base58Text(feePayerSignature),
       payer: transfer.payer,
       amount: transfer.amount,
       service,

@@ -84,7 +84,6 @@ function bareAnswers (name: string, { headers, ...answer }: Required<BaselineAns
 
 const at = (process: BenchProcess, path: string): LoadTarget => ({ url: `${process.url}${path}`, pid: process.pid })
 
-type Bench = BenchWorld
 type PaidRuns = ReadonlyArray<readonly [concurrency: number, calls: number]>
 
 async function stopAfter<T> (process: BenchProcess, work: (process: BenchProcess) => Promise<T>): Promise<T> {
@@ -96,7 +95,7 @@ async function stopAfter<T> (process: BenchProcess, work: (process: BenchProcess
 }
 
 /** The x402 peers, serving our manifest and guarding the challenge route at the same price, until `work` ends. */
-async function withPeers<T> (bench: Bench, manifest: string, work: (peers: Record<'express' | 'hono', BenchProcess>) => Promise<T>): Promise<T> {
+async function withPeers<T> (bench: BenchWorld, manifest: string, work: (peers: Record<'express' | 'hono', BenchProcess>) => Promise<T>): Promise<T> {
   const terms: PeerTerms = {
     path: CHALLENGE_ROUTE,
     amount: String(ANALYZE_TOKEN),
@@ -116,7 +115,7 @@ async function withPeers<T> (bench: Bench, manifest: string, work: (peers: Recor
  * official x402 middleware for Express and Hono (all loaded in the same rotating rounds), then both
  * again with LOG_LEVEL=info, then the service's memory over 100k challenges.
  */
-async function measureHttp (bench: Bench, service: BenchProcess) {
+async function measureHttp (bench: BenchWorld, service: BenchProcess) {
   const manifestAnswer = await answerOf(`${service.url}${MANIFEST_PATH}`, 200)
   const challengeAnswer = await answerOf(`${service.url}${CHALLENGE_PATH}`, 402)
   const baseline = await startBaseline({ ...bareAnswers('manifest', manifestAnswer), ...bareAnswers('challenge', challengeAnswer) }, bench.scratch, join(bench.scratch, 'baseline.log'))
@@ -151,7 +150,7 @@ async function measureHttp (bench: Bench, service: BenchProcess) {
 }
 
 /** Paid calls with fresh proofs, then x402 paid calls, at each number in flight, each beside its chain-only floor. */
-async function measurePaid (bench: Bench, service: BenchProcess, runs = { proof: PROOF_RUNS, x402: X402_RUNS },
+async function measurePaid (bench: BenchWorld, service: BenchProcess, runs = { proof: PROOF_RUNS, x402: X402_RUNS },
   database = join(bench.scratch, 'service.db')): Promise<BenchResult['paid']> {
   const { chain, priceApi } = bench
   const proofCount = runs.proof.reduce((sum, [, calls]) => sum + calls, 0)
@@ -195,7 +194,7 @@ async function measurePaid (bench: Bench, service: BenchProcess, runs = { proof:
  * (advertising solana-devnet, fees from the bench's fee payer); buyers' keys held by the bench, so
  * the official x402 client builds the payloads.
  */
-async function measureMcp (bench: Bench) {
+async function measureMcp (bench: BenchWorld) {
   progress(`MCP: ${MCP_CALLS} paid tools/call fetch_price beside ${MCP_CALLS} GET ${PAID_PATH} with PAYMENT-SIGNATURE, and a free document both ways`)
   const buyers = await bench.chain.wallets(MCP_BUYERS, 1_000_000_000n, 1_000_000_000_000n)
   const service = await bench.startService('service-mcp.db')

@@ -130,15 +130,19 @@ function cancellableCall (client: Client, args: Record<string, unknown>, payload
   return { controller, outcome }
 }
 
+/** A new buyer's fetch_price payload built on client `a`, its transaction signature and the balances before it. */
+async function newPayment (a: Awaited<ReturnType<typeof connect>>) {
+  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
+  const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
+  return { buyer, payload, signature: await signatureOf(payload), before: await m.balances(buyer.address) }
+}
+
 /**
  * A paid fetch_price call from a new buyer on client `a`, held while settlement is under way: the
  * node keeps its answer to sendTransaction (the transaction is on its way) until `release`.
  */
 async function settlingCall (a: Awaited<ReturnType<typeof connect>>) {
-  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
-  const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-  const signature = await signatureOf(payload)
-  const before = await m.balances(buyer.address)
+  const { buyer, payload, signature, before } = await newPayment(a)
   const sends = m.cluster.calls('sendTransaction')
   const forwarded = m.cluster.forwardedSends()
   const release = m.cluster.holdReplies('sendTransaction')
@@ -219,10 +223,7 @@ t.test('a cancel notice reaching another instance while settlement is under way:
 
 /** A paid fetch_price call from a new buyer on client `a`, under way while the tool waits on a slow price source (before settlement). */
 async function callWhileToolRuns (a: Awaited<ReturnType<typeof connect>>) {
-  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
-  const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-  const signature = await signatureOf(payload)
-  const before = await m.balances(buyer.address)
+  const { buyer, payload, signature, before } = await newPayment(a)
   const sends = m.cluster.calls('sendTransaction')
   priceApi.resetCalls()
   priceApi.fail({ mode: 'slow', delayMs: 700, times: 1, path: PRICE_PATH })
@@ -256,10 +257,7 @@ t.test('cancelled before settlement: nothing moves, the claim is released, the s
   })
 
   t.test('while the payment is verified (before its claim exists)', async t => {
-    const buyer = await m.paid.newBuyer(BUYER_TOKENS)
-    const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-    const signature = await signatureOf(payload)
-    const before = await m.balances(buyer.address)
+    const { buyer, payload, signature, before } = await newPayment(a)
     const sends = m.cluster.calls('sendTransaction')
     const simulations = m.cluster.calls('simulateTransaction')
 
@@ -369,10 +367,7 @@ t.test('payment-identifier over MCP: one purchase per id', async t => {
 
 t.test('a delivered MCP result that reached the buyer: the same payload without id is PAYMENT_ALREADY_USED', async t => {
   const a = await connect(t)
-  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
-  const payload = await payloadFor(a.client, buyer, tokenArgs('SOL'))
-  const signature = await signatureOf(payload)
-  const before = await m.balances(buyer.address)
+  const { buyer, payload, signature, before } = await newPayment(a)
   const delivered = await callPaid(a.client, tokenArgs('SOL'), payload)
   t.notOk(delivered.isError, JSON.stringify(delivered.structuredContent).slice(0, 300))
   t.match(await auditSays(signature, 'DELIVERED'), [{ outcome: 'DELIVERED' }])

@@ -16,7 +16,8 @@ import {
 import bs58 from 'bs58'
 import fc from 'fast-check'
 import t from 'tap'
-import { base58Text, messageVersionOf, readWireTransaction, withSignature } from '../../../lib/solana/wire-transaction.js'
+import { base58Text } from '../../../lib/solana/base58.js'
+import { messageVersionOf, readWireTransaction, withSignature } from '../../../lib/solana/wire-transaction.js'
 
 const key = fc.uint8Array({ minLength: 32, maxLength: 32 }).map(bytes => bs58.encode(bytes) as Address)
 const instruction = fc.record({
