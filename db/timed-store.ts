@@ -25,7 +25,6 @@ export function timedStore<S extends Store> (store: S, observe: StoreObserver): 
     redeem: (...args) => time('claims.redeem', () => claims.redeem(...args)),
     release: (...args) => time('claims.release', () => claims.release(...args)),
     discard: (...args) => time('claims.discard', () => claims.discard(...args)),
-    holdSource: (...args) => time('claims.holdSource', () => claims.holdSource(...args)),
     releaseSource: (...args) => time('claims.releaseSource', () => claims.releaseSource(...args)),
     keptAnswer: (...args) => time('claims.keptAnswer', () => claims.keptAnswer(...args)),
     claimOfPaymentId: (...args) => time('claims.claimOfPaymentId', () => claims.claimOfPaymentId(...args)),

@@ -65,6 +65,24 @@ export interface ClaimState {
   flow: ClaimFlow
 }
 
+/** A sent mark, with the hold of the source token account it pays from. */
+export interface SendMark {
+  signature: string
+  claimId: string
+  leaseMs: number
+  /**
+   * The source token account, held for this settlement (its holder: the claim id) for at most
+   * `holdMs`. One settlement in flight per source keeps several payloads verified against one
+   * balance from all being sent at the fee payer's expense.
+   */
+  source: string
+  holdMs: number
+  /** Unix ms; omitted: the database server's clock on PostgreSQL, this process's on SQLite. */
+  now?: number
+}
+
+export type SendMarkResult = 'sent' | 'source-busy' | 'not-held'
+
 export type ClaimResult =
   /** `sent`: taken over from a holder that may have sent its transaction: ask the chain first. */
   | { claimed: true, sent: boolean }
@@ -81,8 +99,13 @@ export interface PaymentClaims {
   status (signature: string): Promise<ClaimState | undefined>
   /** Takes the signature (new, or one of the same flow whose lease ran out), or says who holds it. */
   claim (request: ClaimRequest): Promise<ClaimResult>
-  /** Before sendTransaction: the claim becomes 'sent' and its lease is renewed. False: no longer held (or its call was cancelled), send nothing. */
-  markSent (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
+  /**
+   * Before sendTransaction, in one atomic operation: holds the payment's source token account for
+   * this settlement and marks the claim 'sent', renewing its lease. 'source-busy': another
+   * settlement holds the source, nothing changed (wait, then ask again); 'not-held': the claim is no
+   * longer this holder's or its call was cancelled, nothing held (send nothing).
+   */
+  markSent (request: SendMark): Promise<SendMarkResult>
   /** Extends the holder's lease while it works. False: the claim was taken over; deliver nothing. */
   renew (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
   /**
@@ -117,12 +140,6 @@ export interface PaymentClaims {
   release (signature: string, claimId: string, now?: number): Promise<boolean>
   /** The chain said this transaction failed or can never land: nothing moved, the claim is deleted. */
   discard (signature: string, claimId: string): Promise<boolean>
-  /**
-   * Holds a source token account for one settlement (`holder`: its claim id) for at most `ttlMs`:
-   * false while another holder's hold is live. One settlement in flight per source keeps several
-   * payloads verified against one balance from all being sent at the fee payer's expense.
-   */
-  holdSource (source: string, holder: string, ttlMs: number, now?: number): Promise<boolean>
   /** Ends this holder's hold of the source. */
   releaseSource (source: string, holder: string): Promise<boolean>
 }

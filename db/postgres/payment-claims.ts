@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimRequest, type ClaimResult, type ClaimState, type KeptAnswer, type PaymentClaims } from '../contracts/payment-claims.js'
+import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimRequest, type ClaimResult, type ClaimState, type KeptAnswer, type PaymentClaims, type SendMark, type SendMarkResult } from '../contracts/payment-claims.js'
 import { createBatcher } from './batcher.js'
 import { callDatabase } from './connection.js'
 
@@ -80,16 +80,35 @@ const UNIQUE_VIOLATION = '23505'
 const CANCEL_CALL = `WITH remembered AS (INSERT INTO cancelled_calls (caller_ref, expires_at) VALUES ($1, ${CLOCK_MS} + $2)
     ON CONFLICT (caller_ref) DO UPDATE SET expires_at = excluded.expires_at)
   UPDATE payment_claims SET cancelled = true WHERE caller_ref = $1`
-// markSent and renew: a new lease for the holder; markSent also records that money may move.
-const LEASE = (status: string, condition = '') => ({
-  text: `UPDATE payment_claims c SET ${status}lease_expires_at = coalesce(i.now, ${CLOCK_MS}) + i.lease_ms
+// renew: a new lease for the holder.
+const RENEW = {
+  text: `UPDATE payment_claims c SET lease_expires_at = coalesce(i.now, ${CLOCK_MS}) + i.lease_ms
     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS i (signature, claim_id, now, lease_ms)
-    WHERE ${HELD}${condition}
+    WHERE ${HELD}
     RETURNING c.signature, c.claim_id`
-})
-// A cancelled MCP call is never marked sent: nothing is settled for a caller that left.
-const MARK_SENT = LEASE("status = 'sent', ", ' AND NOT c.cancelled')
-const RENEW = LEASE('')
+}
+// The sent mark: each source token account is held (taken if free, its hold run out, or held by
+// this holder already; in source order, so two statements never wait on each other in a cycle),
+// and only the claims whose source was held are marked sent, with a new lease. A cancelled MCP
+// call is never marked sent: nothing is settled for a caller that left. One statement, so the hold
+// and the mark commit (and reach the disk) together.
+const MARK_SENT = {
+  text: `WITH i AS (SELECT signature, claim_id, coalesce(now, ${CLOCK_MS}) AS now, lease_ms, source, hold_ms
+      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[])
+        AS u (signature, claim_id, now, lease_ms, source, hold_ms)),
+    held AS (INSERT INTO source_holds AS h (source, holder, expires_at)
+      SELECT i.source, i.claim_id, i.now + i.hold_ms FROM i ORDER BY i.source
+      ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE h.holder = excluded.holder OR h.expires_at <= (SELECT i.now FROM i WHERE i.claim_id = excluded.holder)
+      RETURNING h.holder),
+    marked AS (UPDATE payment_claims c SET status = 'sent', lease_expires_at = i.now + i.lease_ms
+      FROM i JOIN held ON held.holder = i.claim_id
+      WHERE ${HELD} AND NOT c.cancelled
+      RETURNING c.claim_id)
+    SELECT i.claim_id, EXISTS (SELECT 1 FROM held WHERE held.holder = i.claim_id) AS held,
+      EXISTS (SELECT 1 FROM marked WHERE marked.claim_id = i.claim_id) AS marked
+    FROM i`
+}
 // A pending claim is deleted; a sent one keeps its row with its lease ended (only the chain frees it).
 const RELEASE = {
   text: `WITH i AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u (signature, claim_id, now)),
@@ -200,36 +219,37 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
   }
   const redeem = holderBatch(pools.durable, REDEEM, [signature, claimId, now, answer('requestKey'), answer('status'), answer('contentType'),
     answer('body'), answer('receipt'), answer('retentionMs')], REDEEMS_IN_FLIGHT)
+  const releaseSource = async (source: string, holder: string) =>
+    ((await query(pools.fast, { text: 'DELETE FROM source_holds WHERE source = $1 AND holder = $2', values: [source, holder] })).rowCount ?? 0) === 1
   // A sent mark must outlive a crash of the database server before the transaction leaves: durable.
-  const markSent = holderBatch(pools.durable, MARK_SENT, [signature, claimId, now, leaseMs])
+  // One mark per source in a statement (a row cannot be taken twice by one statement): the first
+  // competes, the others find the source busy and ask again, as a second settlement would.
+  const markSent = createBatcher(async (marks: Array<Required<Omit<SendMark, 'now'>> & { now: number | null }>): Promise<SendMarkResult[]> => {
+    const first = new Map<string, typeof marks[number]>()
+    for (const mark of marks) if (!first.has(mark.source)) first.set(mark.source, mark)
+    const unique = [...first.values()]
+    const { rows } = await query<{ claim_id: string, held: boolean, marked: boolean }>(pools.durable, {
+      ...MARK_SENT,
+      values: [unique.map(m => m.signature), unique.map(m => m.claimId), unique.map(m => m.now), unique.map(m => m.leaseMs), unique.map(m => m.source), unique.map(m => m.holdMs)]
+    })
+    const byClaim = new Map(rows.map(row => [row.claim_id, row]))
+    // Held but not marked (the claim was taken over or cancelled): the hold is given back.
+    const unmarked = unique.filter(mark => byClaim.get(mark.claimId)?.held === true && !byClaim.get(mark.claimId)?.marked)
+    await Promise.all(unmarked.map(async mark => await releaseSource(mark.source, mark.claimId)))
+    return marks.map(mark => {
+      const row = first.get(mark.source) === mark ? byClaim.get(mark.claimId) : undefined
+      return row?.marked === true ? 'sent' : row?.held === true ? 'not-held' : 'source-busy'
+    })
+  }, batching)
   const renew = holderBatch(pools.fast, RENEW, [signature, claimId, now, leaseMs])
   const release = holderBatch(pools.fast, RELEASE, [signature, claimId, now])
   const discard = holderBatch(pools.durable, DISCARD, [signature, claimId])
 
-  // Holds are rare (one per settlement) and short: one plain statement each, no batching. Committed
-  // without waiting for the flush, like a claim: the holder's next step is its sent mark, which
-  // waits for the flush and so makes the hold durable before anything is sent; a server crash in
-  // between forgets a hold whose settlement then fails at that mark, having sent nothing.
-  const holdSource = async (source: string, holder: string, ttlMs: number, now?: number) => {
-    const { rows } = await query<{ holder: string }>(pools.fast, {
-      text: `INSERT INTO source_holds AS h (source, holder, expires_at)
-        SELECT $1, $2, n.now + $3 FROM (SELECT coalesce($4::bigint, ${CLOCK_MS}) AS now) AS n
-        ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-        WHERE h.expires_at <= excluded.expires_at - $3 OR h.holder = excluded.holder
-        RETURNING h.holder`,
-      values: [source, holder, ttlMs, now ?? null]
-    })
-    return rows[0]?.holder === holder
-  }
-  const releaseSource = async (source: string, holder: string) =>
-    ((await query(pools.fast, { text: 'DELETE FROM source_holds WHERE source = $1 AND holder = $2', values: [source, holder] })).rowCount ?? 0) === 1
-
   return {
-    holdSource,
     releaseSource,
     status: async (signature) => await status(signature),
     claim: async (request) => await claim(request),
-    markSent: async (signature, claimId, leaseMs, now) => await markSent({ signature, claimId, leaseMs, now }),
+    markSent: async (request) => await markSent({ ...request, now: request.now ?? null }),
     renew: async (signature, claimId, leaseMs, now) => await renew({ signature, claimId, leaseMs, now }),
     redeem: async (signature, claimId, now, answer) => await redeem({ signature, claimId, now, answer }),
     async keptAnswer (signature, now) {

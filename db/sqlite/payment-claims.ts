@@ -1,8 +1,8 @@
-import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimState, type ClaimStatus, type KeptAnswer, type PaymentClaims } from '../contracts/payment-claims.js'
+import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimState, type ClaimStatus, type KeptAnswer, type PaymentClaims, type SendMark, type SendMarkResult } from '../contracts/payment-claims.js'
 import type { SqliteDatabase } from './open-database.js'
 
 /**
- * The anti-replay store on SQLite. Each decision is one SQL statement (release: two, in one
+ * The anti-replay store on SQLite. Each decision is one SQL statement (release and the sent mark: two, in one
  * transaction), so it is atomic across every process sharing the database file. Synchronous
  * underneath; Promises outside.
  */
@@ -94,11 +94,15 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
     RETURNING holder`).pluck()
   const releaseSourceStatement = db.prepare('DELETE FROM source_holds WHERE source = ? AND holder = ?')
 
-  return {
-    async holdSource (source, holder, ttlMs, now = Date.now()) {
-      return holdStatement.get({ source, holder, expiresAt: now + ttlMs, now }) === holder
-    },
+  // The hold and the mark commit together; a mark refused gives the hold back in the same transaction.
+  const markSent = db.transaction(({ signature, claimId, leaseMs, source, holdMs, now }: Required<SendMark>): SendMarkResult => {
+    if (holdStatement.get({ source, holder: claimId, expiresAt: now + holdMs, now }) !== claimId) return 'source-busy'
+    if (markSentStatement.run(now + leaseMs, signature, claimId).changes === 1) return 'sent'
+    releaseSourceStatement.run(source, claimId)
+    return 'not-held'
+  })
 
+  return {
     async releaseSource (source, holder) {
       return releaseSourceStatement.run(source, holder).changes === 1
     },
@@ -128,8 +132,8 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       return { claimed: false, status: holder?.status ?? 'pending', flow: holder?.flow ?? request.flow }
     },
 
-    async markSent (signature, claimId, leaseMs, now = Date.now()) {
-      return markSentStatement.run(now + leaseMs, signature, claimId).changes === 1
+    async markSent (request) {
+      return markSent.immediate({ ...request, now: request.now ?? Date.now() })
     },
 
     async renew (signature, claimId, leaseMs, now = Date.now()) {

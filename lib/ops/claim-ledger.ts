@@ -6,9 +6,9 @@
  * ends its lease: the chain decides it).
  */
 interface ClaimOperations {
-  // Method syntax: the store's claim takes a fuller request; only these two fields are read here.
+  // Method syntax: the store's claim and markSent take fuller requests; only the fields named here are read.
   claim (request: { signature: string, claimId: string, flow: string }): unknown
-  markSent (signature: string, claimId: string, leaseMs: number, now?: number): unknown
+  markSent (request: { claimId: string }): unknown
   redeem (signature: string, claimId: string, now?: number, answer?: never): unknown
   release (signature: string, claimId: string): unknown
 }
@@ -43,7 +43,7 @@ export function trackClaims (claims: ClaimOperations) {
     return redeem(signature, claimId, now, answer)
   }
   // A revoked claim sends nothing: its request answers 409 and its retry reaches another process.
-  claims.markSent = (signature, claimId, leaseMs, now) => revoked.has(claimId) ? false : markSent(signature, claimId, leaseMs, now)
+  claims.markSent = (request) => revoked.has(request.claimId) ? 'not-held' : markSent(request)
   claims.release = (signature, claimId) => {
     held.delete(claimId)
     return release(signature, claimId)

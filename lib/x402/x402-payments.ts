@@ -2,7 +2,7 @@ import { KeyObject, randomUUID, sign } from 'node:crypto'
 import type { Address, KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types'
-import type { PaymentClaims } from '../../db/contracts/payment-claims.js'
+import type { PaymentClaims, SendMarkResult } from '../../db/contracts/payment-claims.js'
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
 import type { HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
 import { paymentIdConflict, type Redelivery, type RedeliveryOf } from '../delivery/redelivery.js'
@@ -356,24 +356,32 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   }
 
   /**
-   * One settlement in flight per source token account, across every process sharing the store:
-   * the next payload from the same account waits until the first one landed or failed, then its
-   * preflight (at processed) sees the real balance and refuses it before the fee payer pays for it.
-   * Waits (woken by a release in this process, else polling) until this settlement holds its
-   * source, or gives up: 409, nothing sent.
+   * The sent mark, taken with the hold of the payment's source token account: one settlement in
+   * flight per source, across every process sharing the store. The next payload from the same
+   * account waits until the first one landed or failed, then its preflight (at processed) sees the
+   * real balance and refuses it before the fee payer pays for it. Waits (woken by a release in this
+   * process, else polling) while another settlement holds the source, or gives up: nothing sent.
    */
-  async function holdSource (claim: X402Claim): Promise<boolean> {
+  async function markSentHoldingSource (claim: X402Claim): Promise<SendMarkResult> {
     const deadline = Date.now() + options.settlementTimeoutMs
+    const mark = { signature: claim.signature, claimId: claim.claimId, leaseMs: options.leaseMs, source: claim.transfer.source, holdMs: sourceLockMs }
     for (;;) {
-      if (await claims.holdSource(claim.transfer.source, claim.claimId, sourceLockMs)) return true
-      if (Date.now() + SOURCE_POLL_MS > deadline) return false
+      const marked = await claims.markSent(mark)
+      if (marked !== 'source-busy' || Date.now() + SOURCE_POLL_MS > deadline) return marked
       await sourceWaiters.wait(claim.transfer.source, SOURCE_POLL_MS)
     }
   }
 
   async function settleHoldingSource (claim: X402Claim, spend: FeePayerSpend, answer: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
-    if (!await holdSource(claim)) {
+    // From the mark on, money may move, and nothing but the chain frees the claim.
+    const marked = await markSentHoldingSource(claim)
+    if (marked === 'source-busy') {
       return refusal('PAYMENT_IN_PROGRESS', 'another payment from the same token account is settling; retry the same payment shortly', { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
+    }
+    if (marked === 'not-held') {
+      // Taken over (the release is then a no-op) or its MCP call cancelled (released: nothing moved).
+      await claims.release(claim.signature, claim.claimId)
+      return inProgress()
     }
     try {
       return await sendAndConfirm(claim, spend, answer)
@@ -384,12 +392,6 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   }
 
   async function sendAndConfirm (claim: X402Claim, spend: FeePayerSpend, answer: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
-    // The mark comes first: from here on, money may move, and nothing but the chain frees the claim.
-    // Refused: taken over (the release is then a no-op) or its MCP call cancelled (released: nothing moved).
-    if (!await claims.markSent(claim.signature, claim.claimId, options.leaseMs)) {
-      await claims.release(claim.signature, claim.claimId)
-      return inProgress()
-    }
     if (!claim.onChain) {
       const refused = await send(claim, !claim.mayHaveBeenSent)
       if (refused !== undefined) {

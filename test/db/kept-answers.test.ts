@@ -5,7 +5,7 @@ import type { AnswerToKeep, ClaimRequest } from '../../db/contracts/payment-clai
 import { createSqliteStore } from '../../db/sqlite/sqlite-store.js'
 import type { Store } from '../../db/store.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
-import { ENGINES, lazyPostgres, storeTarget } from '../fixtures/stores.js'
+import { ENGINES, lazyPostgres, sentMark, storeTarget } from '../fixtures/stores.js'
 
 // Kept answers, payment-identifiers and MCP cancel marks: the same semantics on both engines,
 // over three instances sharing one database.
@@ -52,13 +52,13 @@ for (const engine of ENGINES) {
       t.equal((await a.claims.claim(early)).claimed, true)
       t.equal(await b.claims.cancelCall('call-1'), true)
       t.equal(await c.claims.cancelCall('no-such-call'), false)
-      t.equal(await a.claims.markSent('cancel-early', early.claimId, LEASE_MS), false, 'a cancelled call is never marked sent')
+      t.equal(await a.claims.markSent(sentMark('cancel-early', early.claimId, LEASE_MS)), 'not-held', 'a cancelled call is never marked sent')
       t.equal(await a.claims.release('cancel-early', early.claimId), true)
       t.equal(await a.claims.status('cancel-early'), undefined, 'released: the payment buys another call')
 
       const late = request('cancel-late', { callerRef: 'call-2' })
       t.equal((await a.claims.claim(late)).claimed, true)
-      t.equal(await a.claims.markSent('cancel-late', late.claimId, LEASE_MS), true)
+      t.equal(await a.claims.markSent(sentMark('cancel-late', late.claimId, LEASE_MS)), 'sent')
       t.equal(await a.claims.redeem('cancel-late', late.claimId, T0, answer('{}')), true)
       await a.claims.markReached('cancel-late')
       t.equal(await b.claims.cancelCall('call-2'), true)
@@ -67,7 +67,7 @@ for (const engine of ENGINES) {
       t.equal(await c.claims.cancelCall('call-4'), false, 'a notice for a call not claimed yet (it reached another instance first)')
       const noticed = request('cancel-first', { callerRef: 'call-4' })
       t.equal((await a.claims.claim(noticed)).claimed, true)
-      t.equal(await b.claims.markSent('cancel-first', noticed.claimId, LEASE_MS), false, 'the claim taken after the notice starts cancelled')
+      t.equal(await b.claims.markSent(sentMark('cancel-first', noticed.claimId, LEASE_MS)), 'not-held', 'the claim taken after the notice starts cancelled')
 
       const retry = request('cancel-late', { callerRef: 'call-3' })
       t.same(await a.claims.claim(retry), { claimed: false, status: 'redeemed', flow: 'x402' }, 'a spent payment stays spent')

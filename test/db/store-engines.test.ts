@@ -5,7 +5,7 @@ import { openPostgresStore, type PostgresStore } from '../../db/postgres/postgre
 import type { SqliteStore } from '../../db/sqlite/sqlite-store.js'
 import type { Store } from '../../db/store.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
-import { ENGINES, lazyPostgres, storeTarget } from '../fixtures/stores.js'
+import { ENGINES, lazyPostgres, sentMark, storeTarget } from '../fixtures/stores.js'
 
 // The same store semantics on both engines, each with several instances (own connections or
 // pools) on one shared database: what several processes or machines see.
@@ -17,6 +17,7 @@ let count = 0
 function request (signature: string, extra: Partial<ClaimRequest> = {}): ClaimRequest {
   return { signature, claimId: `claim-${count++}`, flow: 'proof', service: 'fetch-price', payer: 'payer', amount: 50_000n, resource: '/api/fetch-price/SOL', leaseMs: LEASE_MS, ...extra }
 }
+const mark = (signature: string, claimId: string, now?: number, source?: string) => sentMark(signature, claimId, LEASE_MS, now, source)
 
 for (const engine of ENGINES) {
   t.test(engine, async t => {
@@ -101,8 +102,8 @@ for (const engine of ENGINES) {
     t.test('settlement states: a sent claim is never released by its holder, only discarded on the chain\'s verdict', async t => {
       const held = request('sent', { flow: 'x402', now: T0 })
       t.same(await a.claims.claim(held), { claimed: true, sent: false })
-      t.equal(await b.claims.markSent('sent', 'someone-else', LEASE_MS, T0), false, 'only the holder marks it sent')
-      t.equal(await b.claims.markSent('sent', held.claimId, LEASE_MS, T0 + 10), true)
+      t.equal(await b.claims.markSent(mark('sent', 'someone-else', T0)), 'not-held', 'only the holder marks it sent')
+      t.equal(await b.claims.markSent(mark('sent', held.claimId, T0 + 10)), 'sent', 'its source is free again: the refused mark gave it back')
       t.same(await c.claims.status('sent'), { status: 'sent', flow: 'x402' })
       t.equal(await a.claims.renew('sent', held.claimId, LEASE_MS, T0 + 20), true, 'the holder renews its lease')
       t.equal(await a.claims.renew('sent', 'someone-else', LEASE_MS, T0 + 20), false)
@@ -118,7 +119,8 @@ for (const engine of ENGINES) {
       t.equal(await a.claims.status('sent'), undefined)
       const again = request('sent', { flow: 'x402' })
       t.same(await a.claims.claim(again), { claimed: true, sent: false })
-      t.equal(await a.claims.markSent('sent', again.claimId, LEASE_MS), true)
+      t.equal(await a.claims.releaseSource('source-of-sent', held.claimId), true)
+      t.equal(await a.claims.markSent(mark('sent', again.claimId)), 'sent')
       t.equal(await b.claims.redeem('sent', again.claimId), true, 'a sent claim redeems once it landed')
       t.equal(await b.claims.discard('sent', again.claimId), false, 'a redeemed claim is never discarded')
     })
@@ -128,12 +130,12 @@ for (const engine of ENGINES) {
       const early = request('cancel-early', { flow: 'x402', callerRef: 'call-early' })
       t.same(await a.claims.claim(early), { claimed: true, sent: false })
       t.equal(await b.claims.cancelCall('call-early'), true, 'the notice finds the claim from another instance')
-      t.equal(await a.claims.markSent('cancel-early', early.claimId, LEASE_MS), false, 'nothing is sent for a cancelled call')
+      t.equal(await a.claims.markSent(mark('cancel-early', early.claimId)), 'not-held', 'nothing is sent for a cancelled call')
       t.equal(await b.claims.cancelCall('nobody-calls-this'), false)
 
       const late = request('cancel-late', { flow: 'x402', callerRef: 'call-late' })
       await a.claims.claim(late)
-      t.equal(await a.claims.markSent('cancel-late', late.claimId, LEASE_MS), true)
+      t.equal(await a.claims.markSent(mark('cancel-late', late.claimId)), 'sent')
       t.equal(await b.claims.cancelCall('call-late'), true, 'cancelled while settling')
       t.equal(await a.claims.redeem('cancel-late', late.claimId, undefined, answer), true, 'the money moved: redeemed, its answer kept')
       await a.claims.markReached('cancel-late')
@@ -142,15 +144,32 @@ for (const engine of ENGINES) {
       t.equal((await a.claims.keptAnswer('cancel-late'))?.reached, true, 'a re-delivery reached the buyer: used')
     })
 
-    t.test('one settlement in flight per source token account, across instances', async t => {
-      t.equal(await a.claims.holdSource('source-1', 'claim-a', LEASE_MS, T0), true)
-      t.equal(await b.claims.holdSource('source-1', 'claim-b', LEASE_MS, T0 + 10), false, 'held: the other waits')
-      t.equal(await a.claims.holdSource('source-1', 'claim-a', LEASE_MS, T0 + 20), true, 'the holder may hold again')
-      t.equal(await c.claims.holdSource('source-2', 'claim-c', LEASE_MS, T0), true, 'another source is free')
-      t.equal(await b.claims.releaseSource('source-1', 'claim-b'), false, 'only the holder releases')
-      t.equal(await b.claims.releaseSource('source-1', 'claim-a'), true)
-      t.equal(await b.claims.holdSource('source-1', 'claim-b', LEASE_MS, T0 + 30), true, 'free once released')
-      t.equal(await c.claims.holdSource('source-1', 'claim-c', LEASE_MS, T0 + 30 + LEASE_MS), true, 'a crashed holder\'s hold ends by itself')
+    t.test('one settlement in flight per source token account, across instances: held with the sent mark, in one operation', async t => {
+      const [first, second, other] = [request('pays-1', { flow: 'x402' }), request('pays-2', { flow: 'x402' }), request('pays-3', { flow: 'x402' })]
+      for (const held of [first, second, other]) await a.claims.claim(held)
+      t.equal(await a.claims.markSent(mark('pays-1', first.claimId, T0, 'source-1')), 'sent')
+      t.equal(await b.claims.markSent(mark('pays-2', second.claimId, T0 + 10, 'source-1')), 'source-busy', 'held: the other waits, not marked')
+      t.same(await c.claims.status('pays-2'), { status: 'pending', flow: 'x402' })
+      t.equal(await a.claims.markSent(mark('pays-1', first.claimId, T0 + 20, 'source-1')), 'sent', 'the holder may mark again')
+      t.equal(await c.claims.markSent(mark('pays-3', other.claimId, T0, 'source-2')), 'sent', 'another source is free')
+      t.equal(await b.claims.releaseSource('source-1', second.claimId), false, 'only the holder releases')
+      t.equal(await b.claims.releaseSource('source-1', first.claimId), true)
+      t.equal(await b.claims.markSent(mark('pays-2', second.claimId, T0 + 30, 'source-1')), 'sent', 'free once released')
+      const late = request('pays-4', { flow: 'x402' })
+      await c.claims.claim(late)
+      t.equal(await c.claims.markSent(mark('pays-4', late.claimId, T0 + 30 + LEASE_MS, 'source-1')), 'sent', 'a crashed holder\'s hold ends by itself')
+      t.equal(await a.claims.markSent(mark('pays-5', 'nobody-holds-this', T0 + 40, 'source-3')), 'not-held', 'a mark refused holds nothing')
+      const fifth = request('pays-5', { flow: 'x402' })
+      await a.claims.claim(fifth)
+      t.equal(await b.claims.markSent(mark('pays-5', fifth.claimId, T0 + 50, 'source-3')), 'sent', 'the source of a refused mark is free')
+    })
+
+    t.test('marks from one source at once over three instances: one is sent, the others wait', async t => {
+      const claims = Array.from({ length: 12 }, (_, i) => request(`burst-${i}`, { flow: 'x402' }))
+      for (const held of claims) await a.claims.claim(held)
+      const results = await Promise.all(claims.map(async (held, i) => await instances[i % 3].claims.markSent(mark(held.signature, held.claimId, undefined, 'one-wallet'))))
+      t.equal(results.filter(result => result === 'sent').length, 1, 'one settlement in flight')
+      t.equal(results.filter(result => result === 'source-busy').length, 11)
     })
 
     t.test('a payment has one audit row: replays replace it, keeping the first attempt\'s time', async t => {

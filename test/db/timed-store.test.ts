@@ -35,7 +35,7 @@ t.test('a timed store is a new store around the engine\'s, which stays as it was
   t.same(await timed.claims.claim(request('s1', 'c1')), { claimed: true, sent: false })
   t.same(await timed.claims.status('s1'), { status: 'pending', flow: 'proof' })
   t.equal(await timed.claims.renew('s1', 'c1', 5000), true)
-  t.equal(await timed.claims.markSent('s1', 'c1', 5000), true)
+  t.equal(await timed.claims.markSent({ signature: 's1', claimId: 'c1', leaseMs: 5000, source: 'source-1', holdMs: 5000 }), 'sent')
   t.equal(await timed.claims.release('s1', 'c1'), true)
   t.same(await timed.claims.claim(request('s1', 'c2')), { claimed: true, sent: true }, 'the sent claim is taken over')
   t.equal(await timed.claims.redeem('s1', 'c2'), true)
