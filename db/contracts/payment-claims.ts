@@ -109,10 +109,11 @@ export interface PaymentClaims {
   /** Extends the holder's lease while it works. False: the claim was taken over; deliver nothing. */
   renew (signature: string, claimId: string, leaseMs: number, now?: number): Promise<boolean>
   /**
-   * Marks the payment spent and, in the same atomic operation, keeps its answer for re-delivery.
-   * False means this request no longer holds the claim and must not deliver.
+   * Marks the payment spent and, in the same atomic operation, keeps its answer for re-delivery and
+   * ends this holder's hold of `releasing` (the source token account its sent mark held). False
+   * means this request no longer holds the claim and must not deliver (its hold may be left).
    */
-  redeem (signature: string, claimId: string, now?: number, answer?: AnswerToKeep): Promise<boolean>
+  redeem (signature: string, claimId: string, now?: number, answer?: AnswerToKeep, releasing?: string): Promise<boolean>
   /** The kept answer of a redeemed payment, unless its retention ended. */
   keptAnswer (signature: string, now?: number): Promise<KeptAnswer | undefined>
   /** The claim a payer's payment-identifier names, if any. */

@@ -47,11 +47,13 @@ const CLAIM = {
 const STATUS = { text: 'SELECT signature, status, flow FROM payment_claims WHERE signature = ANY($1::text[])' }
 const HELD = "c.signature = i.signature AND c.claim_id = i.claim_id AND c.status IN ('pending', 'sent')"
 // A redeem keeps the answer it delivers (when it has one) in the same statement: a payment that is
-// spent always has its answer for re-delivery.
+// spent always has its answer for re-delivery. It also ends the holder's hold of its source token
+// account, when it names one.
 const REDEEM = {
-  text: `WITH i AS (SELECT signature, claim_id, coalesce(now, ${CLOCK_MS}) AS now, request_key, status, content_type, body, receipt, retention_ms
-      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[])
-        AS u (signature, claim_id, now, request_key, status, content_type, body, receipt, retention_ms)),
+  text: `WITH i AS (SELECT signature, claim_id, coalesce(now, ${CLOCK_MS}) AS now, request_key, status, content_type, body, receipt, retention_ms, releasing
+      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[])
+        AS u (signature, claim_id, now, request_key, status, content_type, body, receipt, retention_ms, releasing)),
+    released AS (DELETE FROM source_holds h USING i WHERE h.source = i.releasing AND h.holder = i.claim_id),
     redeemed AS (UPDATE payment_claims c SET status = 'redeemed', redeemed_at = i.now FROM i
       WHERE ${HELD}
       RETURNING c.signature, c.claim_id),
@@ -201,7 +203,7 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
 
   // Holder operations: a (signature, claim id) pair names one claim; a pair twice in a batch is
   // answered once, as the second of two sequential calls would be (false).
-  interface HolderCall { signature: string, claimId: string, now?: number, leaseMs?: number, answer?: AnswerToKeep }
+  interface HolderCall { signature: string, claimId: string, now?: number, leaseMs?: number, answer?: AnswerToKeep, releasing?: string }
   function holderBatch (pool: pg.Pool, statement: pg.QueryConfig, columns: Array<(call: HolderCall) => unknown>, maxInFlight = options.maxInFlight) {
     return createBatcher(async (items: HolderCall[]) => {
       const { rows } = await query<{ signature: string, claim_id: string }>(pool, { ...statement, values: columns.map(column => items.map(column)) })
@@ -218,7 +220,7 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
     return value === undefined ? null : field === 'receipt' ? JSON.stringify(value) : value
   }
   const redeem = holderBatch(pools.durable, REDEEM, [signature, claimId, now, answer('requestKey'), answer('status'), answer('contentType'),
-    answer('body'), answer('receipt'), answer('retentionMs')], REDEEMS_IN_FLIGHT)
+    answer('body'), answer('receipt'), answer('retentionMs'), call => call.releasing ?? null], REDEEMS_IN_FLIGHT)
   const releaseSource = async (source: string, holder: string) =>
     ((await query(pools.fast, { text: 'DELETE FROM source_holds WHERE source = $1 AND holder = $2', values: [source, holder] })).rowCount ?? 0) === 1
   // A sent mark must outlive a crash of the database server before the transaction leaves: durable.
@@ -251,7 +253,7 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
     claim: async (request) => await claim(request),
     markSent: async (request) => await markSent({ ...request, now: request.now ?? null }),
     renew: async (signature, claimId, leaseMs, now) => await renew({ signature, claimId, leaseMs, now }),
-    redeem: async (signature, claimId, now, answer) => await redeem({ signature, claimId, now, answer }),
+    redeem: async (signature, claimId, now, answer, releasing) => await redeem({ signature, claimId, now, answer, releasing }),
     async keptAnswer (signature, now) {
       const { rows } = await query<Omit<KeptAnswer, 'receipt' | 'expiresAt' | 'keptAt' | 'paymentId' | 'amount'> & { receipt: string, expiresAt: string, keptAt: string, paymentId: string | null, amount: string }>(pools.fast,
         { text: KEPT_ANSWER, values: [signature, now ?? null] })

@@ -38,6 +38,13 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   const renewStatement = db.prepare(`
     UPDATE payment_claims SET lease_expires_at = ?
     WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
+  // Take the source if nobody holds it, its hold ran out, or this holder holds it already.
+  const holdStatement = db.prepare(`
+    INSERT INTO source_holds (source, holder, expires_at) VALUES (@source, @holder, @expiresAt)
+    ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+    WHERE source_holds.expires_at <= @now OR source_holds.holder = excluded.holder
+    RETURNING holder`).pluck()
+  const releaseSourceStatement = db.prepare('DELETE FROM source_holds WHERE source = ? AND holder = ?')
   const redeemStatement = db.prepare(`
     UPDATE payment_claims SET status = 'redeemed', redeemed_at = ?
     WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
@@ -50,9 +57,10 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   const keepAnswer = db.prepare(`
     INSERT OR REPLACE INTO kept_answers (signature, request_key, status, content_type, body, receipt, kept_at, expires_at)
     VALUES (@signature, @requestKey, @status, @contentType, @body, @receipt, @keptAt, @expiresAt)`)
-  const redeemKeeping = db.transaction((signature: string, claimId: string, now: number, answer: AnswerToKeep) => {
+  const redeemKeeping = db.transaction((signature: string, claimId: string, now: number, answer: AnswerToKeep | undefined, releasing: string | undefined) => {
+    if (releasing !== undefined) releaseSourceStatement.run(releasing, claimId)
     if (redeemStatement.run(now, signature, claimId).changes !== 1) return false
-    keepAnswer.run({ ...answer, signature, receipt: JSON.stringify(answer.receipt), keptAt: now, expiresAt: now + answer.retentionMs })
+    if (answer !== undefined) keepAnswer.run({ ...answer, signature, receipt: JSON.stringify(answer.receipt), keptAt: now, expiresAt: now + answer.retentionMs })
     return true
   })
   const keptAnswerStatement = db.prepare(`
@@ -85,14 +93,6 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   })
   const discardStatement = db.prepare(`
     DELETE FROM payment_claims WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent')`)
-
-  // Take the source if nobody holds it, its hold ran out, or this holder holds it already.
-  const holdStatement = db.prepare(`
-    INSERT INTO source_holds (source, holder, expires_at) VALUES (@source, @holder, @expiresAt)
-    ON CONFLICT (source) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-    WHERE source_holds.expires_at <= @now OR source_holds.holder = excluded.holder
-    RETURNING holder`).pluck()
-  const releaseSourceStatement = db.prepare('DELETE FROM source_holds WHERE source = ? AND holder = ?')
 
   // The hold and the mark commit together; a mark refused gives the hold back in the same transaction.
   const markSent = db.transaction(({ signature, claimId, leaseMs, source, holdMs, now }: Required<SendMark>): SendMarkResult => {
@@ -140,8 +140,8 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       return renewStatement.run(now + leaseMs, signature, claimId).changes === 1
     },
 
-    async redeem (signature, claimId, now = Date.now(), answer) {
-      if (answer !== undefined) return redeemKeeping.immediate(signature, claimId, now, answer)
+    async redeem (signature, claimId, now = Date.now(), answer, releasing) {
+      if (answer !== undefined || releasing !== undefined) return redeemKeeping.immediate(signature, claimId, now, answer, releasing)
       return redeemStatement.run(now, signature, claimId).changes === 1
     },
 

@@ -9,7 +9,7 @@ interface ClaimOperations {
   // Method syntax: the store's claim and markSent take fuller requests; only the fields named here are read.
   claim (request: { signature: string, claimId: string, flow: string }): unknown
   markSent (request: { claimId: string }): unknown
-  redeem (signature: string, claimId: string, now?: number, answer?: never): unknown
+  redeem (signature: string, claimId: string, now?: number, answer?: never, releasing?: string): unknown
   release (signature: string, claimId: string): unknown
 }
 
@@ -36,11 +36,11 @@ export function trackClaims (claims: ClaimOperations) {
       if ((result as { claimed?: boolean }).claimed === true) held.set(request.claimId, request.signature)
     })
   }
-  claims.redeem = (signature, claimId, now, answer) => {
+  claims.redeem = (signature, claimId, now, answer, releasing) => {
     // A revoked claim was given back: its request must not deliver.
     if (revoked.has(claimId)) return false
     held.delete(claimId)
-    return redeem(signature, claimId, now, answer)
+    return redeem(signature, claimId, now, answer, releasing)
   }
   // A revoked claim sends nothing: its request answers 409 and its retry reaches another process.
   claims.markSent = (request) => revoked.has(request.claimId) ? 'not-held' : markSent(request)
