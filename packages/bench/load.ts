@@ -1,6 +1,7 @@
 // Load with autocannon: one run, or a target and its baseline loaded the same way in alternating rounds
 // (so a noisy neighbour on a shared machine hits both alike).
 import autocannon from 'autocannon'
+import { BalancedPool, Pool } from 'undici'
 import { medianRatio, mergeRounds, type LoadFigures } from './figures.js'
 import { cpuSeconds, ownCpuSeconds, residentMegabytes } from './processes.js'
 
@@ -18,6 +19,15 @@ export interface LoadShape {
 export interface LoadTarget {
   url: string
   pid: number
+}
+
+/** A keep-alive pool to one service, or spread evenly over several processes of it (as behind PM2's shared port), with their pids. */
+export function poolOver (service: LoadTarget | readonly LoadTarget[], concurrency: number): { pool: Pool | BalancedPool, pids: number[] } {
+  const services = [service].flat()
+  const pool = services.length === 1
+    ? new Pool(services[0].url, { connections: concurrency, pipelining: 1 })
+    : new BalancedPool(services.map(target => target.url), { connections: Math.ceil(concurrency / services.length), pipelining: 1 })
+  return { pool, pids: services.map(target => target.pid) }
 }
 
 /** Latencies as autocannon records them: whole milliseconds. */

@@ -7,11 +7,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { Pool } from 'undici'
 import type { BenchChain, Proof } from './chain.js'
 import { proofFloorCall } from './chain-floor.js'
 import { mergeSamples, summarize, type CallSample, type LatencySummary, type LoadFigures } from './figures.js'
-import type { LoadTarget } from './load.js'
+import { poolOver, type LoadTarget } from './load.js'
 import { createLeanRpc } from './lean-rpc.js'
 import { getStatus, timeEach } from './timed-calls.js'
 
@@ -64,7 +63,8 @@ export async function auditLatencies (database: string, afterId: number, flow = 
  * then as many calls of `freePath`.
  */
 export async function measurePaidCalls (options: {
-  service: LoadTarget
+  /** One service, or several processes of it on one store (their load spread evenly, their CPU summed). */
+  service: LoadTarget | readonly LoadTarget[]
   /** The service's database file or PostgreSQL URL, for its audit log. */
   databasePath: string
   chain: BenchChain
@@ -76,7 +76,7 @@ export async function measurePaidCalls (options: {
 }): Promise<PaidCallSet> {
   const { service, databasePath, chain, path, freePath, proofs, concurrency, blocks } = options
   const auditBefore = (await auditLatencies(databasePath, 0)).lastId
-  const pool = new Pool(service.url, { connections: concurrency, pipelining: 1 })
+  const { pool, pids } = poolOver(service, concurrency)
   const lean = createLeanRpc(chain.url, concurrency)
   const paid: CallSample[] = []
   const alone: CallSample[] = []
@@ -87,11 +87,11 @@ export async function measurePaidCalls (options: {
     for (let start = 0; start < proofs.length; start += blockSize) {
       const block = proofs.slice(start, start + blockSize)
       await chain.resetStats()
-      paid.push(await timeEach(block, concurrency, service.pid, async proof =>
+      paid.push(await timeEach(block, concurrency, pids, async proof =>
         await getStatus(pool, path, { 'x-payment-signature': proof.signature, 'x-payment-wallet': proof.wallet })))
       for (const [method, count] of Object.entries(await chain.stats())) rpcByMethod[method] = (rpcByMethod[method] ?? 0) + count
       alone.push(await timeEach(block, concurrency, chain.pid, async proof => await proofFloorCall(lean.rpc, proof.signature)))
-      free.push(await timeEach(block, concurrency, service.pid, async () => await getStatus(pool, freePath)))
+      free.push(await timeEach(block, concurrency, pids, async () => await getStatus(pool, freePath)))
     }
   } finally {
     await pool.close()

@@ -3,7 +3,7 @@
 // measures of the paid path, in under two minutes, for working on it (with BENCH_CPU_PROF_DIR set, the
 // service writes a CPU profile). Run: npx tsx packages/bench/paid-path.ts [--no-build] [x402] [proof] [mcp]
 // [--workers=N] (no section named: all three). --workers=N runs N service processes on one SQLite file,
-// the x402 load spread evenly over them: what PM2's cluster mode (one worker per core) gives.
+// the x402 and proof load spread evenly over them: what PM2's cluster mode (one worker per core) gives.
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -49,10 +49,10 @@ async function main (): Promise<void> {
         const set = await measureX402Calls({ ...x402, calls, concurrency })
         console.log(row(`x402 paid call, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}`, set.x402, set.rpcAlone), JSON.stringify(set.rpcByMethod))
       }
-      const proof = { service, databasePath: database, chain: world.chain, path: PAID_PATH, freePath: FREE_PATH, blocks: 5 }
+      const proof = { service: [service, ...others], databasePath: database, chain: world.chain, path: PAID_PATH, freePath: FREE_PATH, blocks: 5 }
       for (const [slice, concurrency] of runs('proof') ? [[proofs.slice(0, 500), 1], [proofs.slice(500), 32]] as const : []) {
         const set = await measurePaidCalls({ ...proof, proofs: slice, concurrency })
-        console.log(row(`pay-then-prove, ${concurrency} in flight`, set.paid, set.getTransaction))
+        console.log(row(`pay-then-prove, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}`, set.paid, set.getTransaction))
       }
     } finally {
       await Promise.all([service, ...others].map(async process => await process.stop()))

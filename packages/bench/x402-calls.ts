@@ -6,12 +6,11 @@
 // 150 slots and every landed transaction makes one.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { KeyPairSigner } from '@solana/kit'
-import { BalancedPool, Pool } from 'undici'
 import type { BenchChain } from './chain.js'
 import { x402FloorCall } from './chain-floor.js'
 import { createLeanRpc } from './lean-rpc.js'
 import { mergeSamples, summarize, type CallSample, type LatencySummary, type LoadFigures } from './figures.js'
-import type { LoadTarget } from './load.js'
+import { poolOver, type LoadTarget } from './load.js'
 import { auditLatencies } from './paid-calls.js'
 import { getStatus, timeEach } from './timed-calls.js'
 
@@ -45,14 +44,10 @@ export async function measureX402Calls (options: {
   concurrency: number
 }): Promise<X402CallSet> {
   const { databasePath, chain, path, price, feePayer, calls, concurrency } = options
-  const services = [options.service].flat()
-  const pids = services.map(service => service.pid)
-  const challenge = await fetch(`${services[0].url}${path}`)
+  const challenge = await fetch(`${[options.service].flat()[0].url}${path}`)
   const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as { accepts: unknown[], resource: unknown }
   const auditBefore = (await auditLatencies(databasePath, 0, 'x402-v2')).lastId
-  const pool = services.length === 1
-    ? new Pool(services[0].url, { connections: concurrency, pipelining: 1 })
-    : new BalancedPool(services.map(service => service.url), { connections: Math.ceil(concurrency / services.length), pipelining: 1 })
+  const { pool, pids } = poolOver(options.service, concurrency)
   const lean = createLeanRpc(chain.url, concurrency)
   const paid: CallSample[] = []
   const alone: CallSample[] = []
