@@ -2,9 +2,9 @@ import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimState, type ClaimStatus,
 import type { SqliteDatabase } from './open-database.js'
 
 /**
- * The anti-replay store on SQLite. Each decision is one SQL statement (release and the sent mark: two, in one
- * transaction), so it is atomic across every process sharing the database file. Synchronous
- * underneath; Promises outside.
+ * The anti-replay store on SQLite. Each decision is one SQL statement, or one transaction (a
+ * release, the sent mark with its source hold, a redeem keeping its answer), so it is atomic across
+ * every process sharing the database file. Synchronous underneath; Promises outside.
  */
 export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   // Insert a new claim, or take over one of the same flow whose lease ran out (a crashed, stuck

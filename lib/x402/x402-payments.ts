@@ -408,8 +408,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     if (status.state !== 'landed') return await pending(claim)
     spend.outcome = 'delivered'
     // The money moved. Deliver only if this request still holds the claim: another holder that
-    // took it over meanwhile delivers instead.
-    // The redeem ends the source's hold too.
+    // took it over meanwhile delivers instead. The redeem ends the source's hold too.
     const receipt = settled(claim)
     source.released = await claims.redeem(claim.signature, claim.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt: receipt.receipt }, claim.transfer.source)
     return source.released ? receipt : inProgress()
