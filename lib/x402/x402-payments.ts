@@ -383,16 +383,18 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       await claims.release(claim.signature, claim.claimId)
       return inProgress()
     }
-    const source = { released: false }
+    let result: Settled | Refusal | undefined
     try {
-      return await sendAndConfirm(claim, spend, source, answer)
+      result = await sendAndConfirm(claim, spend, answer)
+      return result
     } finally {
-      if (!source.released) await claims.releaseSource(claim.transfer.source, claim.claimId).catch(() => {})
+      // A delivery's redeem ended the hold; every other outcome ends it here.
+      if (result === undefined || result.refused === true) await claims.releaseSource(claim.transfer.source, claim.claimId).catch(() => {})
       sourceWaiters.released(claim.transfer.source)
     }
   }
 
-  async function sendAndConfirm (claim: X402Claim, spend: FeePayerSpend, source: { released: boolean }, answer: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
+  async function sendAndConfirm (claim: X402Claim, spend: FeePayerSpend, answer: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
     if (!claim.onChain) {
       const refused = await send(claim, !claim.mayHaveBeenSent)
       if (refused !== undefined) {
@@ -410,8 +412,8 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     // The money moved. Deliver only if this request still holds the claim: another holder that
     // took it over meanwhile delivers instead. The redeem ends the source's hold too.
     const receipt = settled(claim)
-    source.released = await claims.redeem(claim.signature, claim.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt: receipt.receipt }, claim.transfer.source)
-    return source.released ? receipt : inProgress()
+    if (!await claims.redeem(claim.signature, claim.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt: receipt.receipt }, claim.transfer.source)) return inProgress()
+    return receipt
   }
 
   function paymentRequired (service: PaidServiceName, resourceUrl: string, error?: string): PaymentRequired {

@@ -310,6 +310,27 @@ for (const instances of [1, 2]) {
   })
 }
 
+// The redeem of a delivered payment ends the hold of its source token account: the wallet's next
+// payment settles at once. Were the hold left, it would outlast the settlement timeout (3 s here)
+// and the next payment would be answered 409 PAYMENT_IN_PROGRESS.
+t.test('a delivered payment frees its token account: the same wallet pays three times in a row, each settled once', async t => {
+  const m = await startMerchant(t, { X402_SETTLEMENT_TIMEOUT_MS: '3000', PAYMENT_LEASE_SECONDS: '8' })
+  const buyer = await m.paid.newBuyer(3n * PRICE)
+  const before = await m.balances(buyer.address)
+  let fees = 0n
+  for (let i = 0; i < 3; i++) {
+    const payment = await m.payment(buyer)
+    const answer = await m.get(payment.header)
+    t.equal(answer.status, 200, `payment ${i + 1} delivered (${answer.code ?? ''})`)
+    fees += await feeOf(m.paid, payment.signature)
+  }
+  const after = await m.balances(buyer.address)
+  t.equal(before.buyer - after.buyer, 3n * PRICE, 'the buyer paid three times, once each')
+  t.equal(after.merchant - before.merchant, 3n * PRICE, 'the merchant got three prices')
+  t.equal(before.feePayer - after.feePayer, fees, 'the fee payer paid the three fees, nothing else')
+  t.equal(m.cluster.forwardedSends(), 3, 'three transactions reached the chain')
+})
+
 // The zero-cost drain: the attacker's payloads verify, and while the first is landing the attacker
 // moves its tokens to a second wallet, so it fails on chain at the fee payer's expense; the next
 // round it moves them back and tries again. Failed settlements count against the wallet.
