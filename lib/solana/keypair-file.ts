@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto'
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createKeyPairSignerFromBytes, getAddressDecoder, type Address, type KeyPairSigner } from '@solana/kit'
@@ -6,9 +6,12 @@ import { createKeyPairSignerFromBytes, getAddressDecoder, type Address, type Key
 // PKCS#8 prefix of an Ed25519 private key; the 32-byte seed follows it.
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
 
+function privateKeyOfSeed (seed: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' })
+}
+
 function publicKeyOfSeed (seed: Uint8Array): Uint8Array {
-  const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' })
-  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' })
+  const spki = createPublicKey(privateKeyOfSeed(seed)).export({ format: 'der', type: 'spki' })
   return new Uint8Array(spki.subarray(spki.length - 32))
 }
 
@@ -50,6 +53,16 @@ export function readKeypairAddress (path: string): Address {
 /** A keypair file as a kit signer. */
 export async function loadKeypairSigner (path: string): Promise<KeyPairSigner> {
   return await createKeyPairSignerFromBytes(readKeypairFile(path))
+}
+
+/**
+ * A keypair file as a kit signer and as Node's own key object of the same seed, for signing in
+ * place on the hot path. Node 24 deprecates KeyObject.from() of kit's non-extractable CryptoKey
+ * (DEP0204), so the key object is made from the file's seed instead.
+ */
+export async function loadKeypairWithNodeKey (path: string): Promise<{ signer: KeyPairSigner, nodeKey: KeyObject }> {
+  const bytes = readKeypairFile(path)
+  return { signer: await createKeyPairSignerFromBytes(bytes), nodeKey: privateKeyOfSeed(bytes.subarray(0, 32)) }
 }
 
 /**

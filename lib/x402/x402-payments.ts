@@ -1,4 +1,4 @@
-import { KeyObject, randomUUID, sign } from 'node:crypto'
+import { randomUUID, sign, type KeyObject } from 'node:crypto'
 import type { Address, KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types'
@@ -43,6 +43,8 @@ export interface X402PaymentsOptions {
   rpc: SolanaRpc
   claims: PaymentClaims
   feePayer: KeyPairSigner
+  /** The fee payer's seed as Node's key object (see loadKeypairWithNodeKey). */
+  feePayerNodeKey: KeyObject
   network: X402Network
   payTo: Address
   mint: Address
@@ -102,7 +104,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   const library = await createX402Library({ rpc, feePayer, network })
   // Signed in place with Node's Ed25519 (65 µs) rather than WebCrypto's promise job (180 µs, and a
   // thread-pool round trip): the same deterministic signature.
-  const feePayerKey = KeyObject.from(feePayer.keyPair.privateKey)
+  const feePayerKey = options.feePayerNodeKey
   const transferFee = createTransferFeeReader(rpc, mint)
   // A lock outlives its holder's settlement (send and confirmation) and no more: a crashed holder's frees itself.
   const sourceLockMs = options.settlementTimeoutMs + 10_000

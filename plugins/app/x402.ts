@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { ConfigError } from '../../config.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 import { createRedelivery } from '../../lib/delivery/redelivery.js'
-import { loadKeypairSigner, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
+import { loadKeypairWithNodeKey, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
 import { createFeePayerMonitor, ensureMerchantTokenAccount, type FeePayerState } from '../../lib/x402/fee-payer.js'
 import { x402Network } from '../../lib/x402/networks.js'
 import { createPayerFailureBudget } from '../../lib/x402/payer-failures.js'
@@ -27,18 +27,20 @@ export default fp(async (fastify) => {
   const { config, store, solana } = fastify
   // The fee payer's keypair signs: its secret is read once here and never logged. Config checked
   // the file; the merchant keypair it defaults to is created here when config allowed it.
-  let feePayer
+  let feePayerKeys
   try {
     if (config.keypairToCreate === config.feePayerKeypairPath) resolveMerchantAddress(config.feePayerKeypairPath)
-    feePayer = await loadKeypairSigner(config.feePayerKeypairPath)
+    feePayerKeys = await loadKeypairWithNodeKey(config.feePayerKeypairPath)
   } catch (error) {
     throw new ConfigError([`X402_FEE_PAYER_KEYPAIR_PATH: ${(error as Error).message}`])
   }
+  const feePayer = feePayerKeys.signer
   const network = x402Network(config.x402Network)
   const payments = await createX402Payments({
     rpc: solana.rpc,
     claims: store.claims,
     feePayer,
+    feePayerNodeKey: feePayerKeys.nodeKey,
     network,
     payTo: config.paymentAddress,
     mint: config.paymentMint,
