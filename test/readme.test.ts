@@ -16,7 +16,7 @@ t.test('the README opens with the two newcomer commands', async (t) => {
 
 t.test('CI runs the README test command', async (t) => {
   const ci = readFileSync(join(PROJECT_ROOT, '.ci', 'run'), 'utf8').trim().split('\n')
-  t.equal(ci.at(-1), 'npm test')
+  t.ok(ci.includes('npm test'), 'a line of its own')
   t.match(ci.join('\n'), /npm ci/)
 })
 
@@ -27,10 +27,21 @@ t.test('every npm command in the README exists', async (t) => {
   for (const script of used) t.ok(pkg.scripts[script], `npm script "${script}" exists`)
 })
 
-t.test('the configuration table lists exactly the variables the service reads', async (t) => {
-  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Errors'))
-  const documented = new Set([...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map(m => m[1]))
+t.test('docs/configuration.md lists exactly the variables the service reads', async (t) => {
+  const table = readFileSync(join(PROJECT_ROOT, 'docs', 'configuration.md'), 'utf8')
+  const documented = new Set([...table.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map(m => m[1]))
   t.same([...documented].sort(), Object.keys(ConfigSchema.properties).sort())
+})
+
+t.test("the README's configuration section names only variables the service reads", async (t) => {
+  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Errors'))
+  const named = new Set([...section.matchAll(/^\| (`[A-Z0-9_]+`(?:, `[A-Z0-9_]+`)*) \|/gm)].flatMap(m => m[1].split(', ').map(name => name.slice(1, -1))))
+  t.ok(named.size >= 10, `the common variables (${named.size})`)
+  for (const name of named) t.ok(name in ConfigSchema.properties, `${name} is read by the service`)
+})
+
+t.test('the README stays a manual: at most 700 lines', async (t) => {
+  t.ok(readme.split('\n').length <= 700, `${readme.split('\n').length} lines`)
 })
 
 // The manual links into docs/ for the engineering record, and docs/ back into the manual: a moved

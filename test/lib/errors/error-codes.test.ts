@@ -3,13 +3,21 @@ import t from 'tap'
 import { AppError } from '../../../lib/errors/app-error.js'
 import { CODE_BY_STATUS, ERROR_CODES, renderErrorTable } from '../../../lib/errors/error-codes.js'
 
+const ERRORS_DOC = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8')
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
 
-t.test("the README's error table is the one the code uses", async t => {
-  const start = README.indexOf('| status | code | meaning |')
-  t.ok(start > 0, 'README has the error table')
-  const table = README.slice(start, README.indexOf('\n\n', start))
-  t.equal(table, renderErrorTable(), 'paste the output of renderErrorTable() into README.md when a code changes')
+t.test("docs/errors.md's table is the one the code uses", async t => {
+  const start = ERRORS_DOC.indexOf('| status | code | meaning |')
+  t.ok(start > 0, 'docs/errors.md has the error table')
+  const table = ERRORS_DOC.slice(start, ERRORS_DOC.indexOf('\n\n', start)).trimEnd()
+  t.equal(table, renderErrorTable(), 'paste the output of renderErrorTable() into docs/errors.md when a code changes')
+})
+
+t.test("the codes the README's Errors section names are codes of the table", async t => {
+  const section = README.slice(README.indexOf('## Errors'), README.indexOf('\n## ', README.indexOf('## Errors') + 1))
+  const named = [...section.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map(m => m[1])
+  t.ok(named.length >= 5, 'the README names the common codes')
+  for (const code of named) t.ok(code in ERROR_CODES, `${code} is a code`)
 })
 
 t.test('an AppError takes its status from its code', async t => {
