@@ -91,8 +91,8 @@ const inProgress = () => refusal('PAYMENT_IN_PROGRESS', 'Another request is bein
 
 /**
  * The standard x402 flow, Fastify-free: requirements, verification (every check of the library's
- * exact facilitator and our stricter rules, in our own code), the claim in the store the proof headers use, and settlement as the merchant's
- * own facilitator. HTTP (v1, v2) and MCP both drive it through the delivery core.
+ * exact facilitator and our stricter rules, in our own code), the claim in the store the proof
+ * headers use, and settlement as the merchant's own facilitator. HTTP (v1, v2) and MCP both drive it through the delivery core.
  *
  * Settlement is a state machine kept in the claim store: claimed (pending) → sent (marked before
  * sendTransaction is called) → landed → redeemed. From the mark on, the claim is never given back
