@@ -30,7 +30,7 @@ import { createRpcClient } from '../../../lib/solana/rpc-client.js'
 import { createExactVerification } from '../../../lib/x402/exact-verification.js'
 import { createX402Library } from '../../../lib/x402/library.js'
 import { x402Network } from '../../../lib/x402/networks.js'
-import { checkPaymentTransaction, MEMO_PROGRAM, type PaymentTerms } from '../../../lib/x402/transaction-rules.js'
+import { checkPaymentTransaction, MEMO_PROGRAM, priorityFeeLamports, type PaymentTerms } from '../../../lib/x402/transaction-rules.js'
 import type { ErrorCode } from '../../../lib/errors/error-codes.js'
 import { computeUnitLimit, computeUnitPrice } from '../../fixtures/x402-payment.js'
 
@@ -133,7 +133,7 @@ t.test('our exact verification never accepts what @x402/svm refuses, and refuses
     if (found === undefined) atas.set(key, found = (await findAssociatedTokenPda({ owner, mint, tokenProgram: program }))[0])
     return found
   }
-  // A live lookup table holding the merchant's token accounts: the library resolves it.
+  // A live lookup table holding the merchant's token accounts, for the library to resolve (fetchAddressLookupTables); ours refuses every lookup table.
   const table = (await generateKeyPairSigner()).address
   const tabled = [await ata(merchant.address, mints.spl, TOKEN_PROGRAM_ADDRESS), await ata(merchant.address, mints['token-2022'], TOKEN_2022_PROGRAM_ADDRESS)]
   const tableData = new Uint8Array(56 + 32 * tabled.length)
@@ -239,7 +239,7 @@ t.test('our exact verification never accepts what @x402/svm refuses, and refuses
     if (spec.base64 === 'with-space') transaction = `${transaction.slice(0, 8)} ${transaction.slice(8)}`
     if (spec.base64 === 'url-safe') transaction = transaction.replace(/\+/g, '-').replace(/\//g, '_')
     if (spec.base64 === 'unpadded') transaction = transaction.replace(/=+$/, '')
-    return { transaction, priorityFee: (BigInt(spec.cuLimit) * spec.cuPrice + 999_999n) / 1_000_000n }
+    return { transaction, priorityFee: priorityFeeLamports(spec.cuLimit, spec.cuPrice) }
   }
 
   // The library logs every payload it cannot decode: quiet during the run.
