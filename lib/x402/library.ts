@@ -12,12 +12,14 @@ import type { X402Network } from './networks.js'
 import { MAX_COMPUTE_UNIT_LIMIT, MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS } from './transaction-rules.js'
 
 /** Marks a simulation that failed because the RPC could not answer, not because of the payment. */
-export const RPC_UNAVAILABLE_MARK = 'rpc-unavailable:'
+const RPC_UNAVAILABLE_MARK = 'rpc-unavailable:'
 
 /**
- * The maintained x402 libraries, run in process: @x402/svm's exact facilitator (v2 and v1) over
- * our own payment RPC, signing with our fee payer, behind an x402Facilitator; and an
- * x402ResourceServer that builds the v2 requirements and matches a payload's `accepted` to them.
+ * The maintained x402 libraries, run in process: an x402ResourceServer that builds the v2
+ * requirements and matches a payload's `accepted` to them; and @x402/svm's exact facilitator (v2
+ * and v1) over our own payment RPC, signing with our fee payer, behind an x402Facilitator. The
+ * service verifies payments itself (exact-verification.ts); `verify` is the oracle its
+ * differential test and the bench compare with.
  */
 export async function createX402Library (options: { rpc: SolanaRpc, feePayer: KeyPairSigner, network: X402Network }) {
   const { rpc, feePayer, network } = options

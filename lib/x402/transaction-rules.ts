@@ -6,12 +6,19 @@ import type { X402Rejection } from './rejection.js'
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111'
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
-/** Every SPL Memo program a wallet may use: v1, v2 (MemoSq…) and p-memo. */
-export const MEMO_PROGRAMS: ReadonlySet<string> = new Set([
-  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
-  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
-  'Memo4c2pN8afCj432Lb7RMVKi9PbQnnW7ewFFaV3oAH'
-])
+/**
+ * The one memo program the exact scheme takes (SPL Memo v2, MemoSq…: the official client's nonce);
+ * @x402/svm refuses the other memo programs, so they are refused here too.
+ */
+export const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'
+/**
+ * The exact scheme's layout: unit limit, unit price, the transfer, then memos; at most 6
+ * instructions in a v1 payment and 7 in a v2 one (@x402/svm's caps per version).
+ */
+export const MAX_INSTRUCTIONS: Readonly<Record<1 | 2, number>> = { 1: 6, 2: 7 }
+const LAYOUT_INSTRUCTIONS = 3
+/** What @x402/svm's decoder takes as base64: its alphabet and padding, nothing else (no spaces, no URL-safe letters). */
+const BASE64 = /^[A-Za-z0-9+/=]*$/
 
 /** 5 lamports per compute unit: the exact scheme's cap on the priority fee the fee payer pays. */
 export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n
@@ -36,11 +43,15 @@ export interface PaymentTerms {
   destinations: { token: Address, token2022: Address }
   /** X402_MAX_PRIORITY_FEE_LAMPORTS: the most priority fee the fee payer pays for one payment. */
   maxPriorityFeeLamports: bigint
+  /** The payload's x402Version: the most instructions differs (MAX_INSTRUCTIONS). */
+  x402Version: 1 | 2
 }
 
 /** What the rules read from a transaction that passed them. */
 export interface CheckedTransfer {
   transaction: WireTransaction
+  /** The transaction as the payload carried it (base64): simulated as received. */
+  base64: string
   /** The token owner who signed the transfer. */
   payer: string
   amount: bigint
@@ -59,7 +70,6 @@ function known (address: string): Uint8Array {
   if (bytes === undefined) knownKeys.set(address, bytes = keyBytes(address))
   return bytes
 }
-const MEMO_KEYS = [...MEMO_PROGRAMS].map(known)
 
 function reject (code: X402Rejection['code'], message: string): { rejection: X402Rejection } {
   return { rejection: { code, message } }
@@ -75,11 +85,14 @@ function readU32 (data: ArrayLike<number> & { buffer: ArrayBufferLike, byteOffse
 
 /**
  * Our own rules for an `exact` payment transaction, checked before the library's and before any
- * RPC call. Where the library is looser we are strict: the fee payer appears in no instruction
- * (it pays fees and nothing else), only compute budget, one TransferChecked, memos and Lighthouse
- * assertions, no lookup tables, no third signer, and a bounded compute budget.
+ * RPC call. They include every static check of @x402/svm's exact facilitator (its layout: unit
+ * limit, unit price, TransferChecked, memos) and are stricter where it is looser: the fee payer
+ * appears in no instruction (it pays fees and nothing else), no Lighthouse assertions, no lookup
+ * tables, no third signer, the transfer's authority is the payer who signs, and a bounded
+ * compute budget. The signature and the simulation follow (exact-verification.ts).
  */
 export function checkPaymentTransaction (base64: string, terms: PaymentTerms): { transfer: CheckedTransfer } | { rejection: X402Rejection } {
+  if (!BASE64.test(base64)) return reject('X402_INVALID_PAYLOAD', 'payload.transaction is not base64')
   const bytes = Buffer.from(base64, 'base64')
   const version = messageVersionOf(bytes)
   if (typeof version === 'number' && version !== 0) return reject('X402_TRANSACTION_NOT_ALLOWED', `transaction version ${version} is not accepted (legacy or 0)`)
@@ -107,6 +120,10 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
   if (transaction.numSignerAccounts > MAX_SIGNERS) {
     return reject('X402_TRANSACTION_NOT_ALLOWED', `the transaction requires ${transaction.numSignerAccounts} signatures; only the payer's and the fee payer's are accepted`)
   }
+  const maxInstructions = MAX_INSTRUCTIONS[terms.x402Version]
+  if (instructions.length < LAYOUT_INSTRUCTIONS || instructions.length > maxInstructions) {
+    return reject('X402_TRANSACTION_NOT_ALLOWED', `the transaction has ${instructions.length} instructions; the exact scheme takes ${LAYOUT_INSTRUCTIONS} to ${maxInstructions} (unit limit, unit price, the transfer, memos)`)
+  }
 
   let limit: number | undefined
   let price: bigint | undefined
@@ -117,6 +134,9 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
   }
   if (limit === undefined || price === undefined) {
     return reject('X402_COMPUTE_BUDGET_INVALID', 'compute budget: SetComputeUnitLimit and SetComputeUnitPrice are both required')
+  }
+  if (instructions[0].data[0] !== SET_COMPUTE_UNIT_LIMIT || instructions[0].program !== COMPUTE_BUDGET_PROGRAM || instructions[1].program !== COMPUTE_BUDGET_PROGRAM) {
+    return reject('X402_COMPUTE_BUDGET_INVALID', 'compute budget: SetComputeUnitLimit is the first instruction and SetComputeUnitPrice the second')
   }
   if (price > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) {
     return reject('X402_COMPUTE_PRICE_TOO_HIGH', `compute unit price ${price} exceeds ${MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS} micro-lamports`)
@@ -132,10 +152,14 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
   const tokenInstructions = instructions.filter(ix => ix.program === TOKEN_PROGRAM || ix.program === TOKEN_2022_PROGRAM)
   const transfer = tokenInstructions[0]
   const data = transfer?.data
-  if (tokenInstructions.length !== 1 || data === undefined || data[0] !== TRANSFER_CHECKED || data.length !== 10 || transfer.accountIndexes.length !== 4) {
-    return reject('X402_TRANSACTION_NOT_ALLOWED', 'exactly one token instruction, a TransferChecked, is required')
+  if (tokenInstructions.length !== 1 || transfer !== instructions[2] || data === undefined || data[0] !== TRANSFER_CHECKED || data.length !== 10 || transfer.accountIndexes.length !== 4) {
+    return reject('X402_TRANSACTION_NOT_ALLOWED', 'exactly one token instruction, a TransferChecked, is required, third after the compute budget')
   }
   const [source, mint, destination, authority] = [...transfer.accountIndexes].map(index => keys[index])
+  // Only the payer's signature is checked (the fee payer's slot is empty): the authority is that signer.
+  if (transaction.numSignerAccounts !== MAX_SIGNERS || transfer.accountIndexes[3] !== 1) {
+    return reject('X402_SIGNATURE_INVALID', 'the transfer\'s authority must sign the transaction, as its second signer after the fee payer')
+  }
   if (!sameKey(mint, known(terms.mint))) return reject('X402_MINT_MISMATCH', `the transfer must be of mint ${terms.mint}`)
   const expected = transfer.program === TOKEN_PROGRAM ? terms.destinations.token : terms.destinations.token2022
   if (!sameKey(destination, known(expected))) return reject('X402_RECIPIENT_MISMATCH', `the transfer must go to ${expected}, the payTo's associated token account`)
@@ -144,7 +168,7 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
 
   const feeLamports = BigInt(transaction.numSignerAccounts) * LAMPORTS_PER_SIGNATURE + priorityFee
   return {
-    transfer: { transaction, payer: base58Text(authority), amount, blockhash: base58Text(transaction.recentBlockhash), feeLamports, source: base58Text(source) }
+    transfer: { transaction, base64, payer: base58Text(authority), amount, blockhash: base58Text(transaction.recentBlockhash), feeLamports, source: base58Text(source) }
   }
 }
 
@@ -153,7 +177,7 @@ function programOf (key: Uint8Array): string | undefined {
   if (sameKey(key, known(COMPUTE_BUDGET_PROGRAM))) return COMPUTE_BUDGET_PROGRAM
   if (sameKey(key, known(TOKEN_PROGRAM))) return TOKEN_PROGRAM
   if (sameKey(key, known(TOKEN_2022_PROGRAM))) return TOKEN_2022_PROGRAM
-  if (MEMO_KEYS.some(memo => sameKey(key, memo))) return 'memo'
+  if (sameKey(key, known(MEMO_PROGRAM))) return MEMO_PROGRAM
   return undefined
 }
 

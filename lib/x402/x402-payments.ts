@@ -12,7 +12,8 @@ import { publishSettlement } from '../metrics/events.js'
 import { rpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { codeOfInvalidReason, isBlockhashExpired, isFeePayerUnfunded } from './invalid-reasons.js'
-import { createX402Library, RPC_UNAVAILABLE_MARK } from './library.js'
+import { createX402Library } from './library.js'
+import { createExactVerification } from './exact-verification.js'
 import type { X402Network } from './networks.js'
 import { readPaymentPayload } from './payment-payload.js'
 import { paymentIdentifierExtensions, readPaymentId } from './payment-identifier.js'
@@ -89,9 +90,9 @@ const feePayerUnfunded = () => refusal('X402_FEE_PAYER_UNFUNDED', 'the merchant 
 const inProgress = () => refusal('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment; retry the same payment shortly', { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
 
 /**
- * The standard x402 flow, Fastify-free: requirements, verification (the library's checks and our
- * stricter rules), the claim in the store the proof headers use, and settlement as the merchant's
- * own facilitator. HTTP (v1, v2) and MCP both drive it through the delivery core.
+ * The standard x402 flow, Fastify-free: requirements, verification (every check of the library's
+ * exact facilitator and our stricter rules, in our own code), the claim in the store the proof
+ * headers use, and settlement as the merchant's own facilitator. HTTP (v1, v2) and MCP both drive it through the delivery core.
  *
  * Settlement is a state machine kept in the claim store: claimed (pending) → sent (marked before
  * sendTransaction is called) → landed → redeemed. From the mark on, the claim is never given back
@@ -101,7 +102,9 @@ const inProgress = () => refusal('PAYMENT_IN_PROGRESS', 'Another request is bein
  */
 export async function createX402Payments (options: X402PaymentsOptions) {
   const { rpc, claims, feePayer, network, payTo, mint, commitment } = options
+  // The library builds the requirements and matches payloads; verification is ours (exact-verification.ts).
   const library = await createX402Library({ rpc, feePayer, network })
+  const exactVerification = createExactVerification(rpc)
   // Signed in place with Node's Ed25519 (65 µs) rather than WebCrypto's promise job (180 µs, and a
   // thread-pool round trip): the same deterministic signature.
   const feePayerKey = options.feePayerNodeKey
@@ -119,44 +122,27 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     requirementsV2.set(name, await library.requirement(PAID_SERVICES[name].price, mint, payTo, options.maxTimeoutSeconds))
   }
 
-  function termsOf (service: PaidServiceName): PaymentTerms {
-    return { feePayer: feePayer.address, mint, amount: PAID_SERVICES[service].price, destinations: { token: tokenAta, token2022: token2022Ata }, maxPriorityFeeLamports: options.maxPriorityFeeLamports }
+  function termsOf (service: PaidServiceName, x402Version: 1 | 2): PaymentTerms {
+    return { feePayer: feePayer.address, mint, amount: PAID_SERVICES[service].price, destinations: { token: tokenAta, token2022: token2022Ata }, maxPriorityFeeLamports: options.maxPriorityFeeLamports, x402Version }
   }
 
-  /** The v1 requirement the library's v1 scheme verifies against (the fields it reads). */
-  function requirementV1 (service: PaidServiceName, resource: string) {
-    const v2 = requirementsV2.get(service) as PaymentRequirements
-    return {
-      scheme: 'exact',
-      network: network.v1,
-      maxAmountRequired: v2.amount,
-      resource,
-      description: PAID_SERVICES[service].description,
-      mimeType: 'application/json',
-      payTo,
-      maxTimeoutSeconds: v2.maxTimeoutSeconds,
-      asset: mint,
-      extra: { feePayer: feePayer.address }
-    }
-  }
-
-  /** The library's verdict, with the failures that are not the buyer's turned into 503s. */
-  async function libraryVerify (raw: Record<string, unknown>, requirement: unknown): Promise<Refusal | undefined> {
+  /**
+   * The payer's signature and the simulation (exact-verification.ts), after our static rules:
+   * @x402/svm's verdicts, reached without it. A node that fails us is never the buyer's doing.
+   */
+  async function verifyExact (transfer: CheckedTransfer, x402Version: 1 | 2): Promise<Refusal | undefined> {
     let verdict
     try {
-      verdict = await library.verify(raw, requirement)
+      verdict = await exactVerification.verify(transfer, x402Version)
     } catch (error) {
-      // The library threw: a node that failed us, or a bug of ours; never the buyer's doing.
       return notTheBuyers(error)
     }
     if (verdict.isValid) return undefined
     const detail = verdict.invalidMessage
-    if (detail?.includes(RPC_UNAVAILABLE_MARK) === true) return notTheBuyers(new Error(detail))
     if (isBlockhashExpired(detail)) return refusal('X402_BLOCKHASH_EXPIRED', 'the transaction\'s blockhash is too old to land; build a new transaction')
     if (isFeePayerUnfunded(detail)) return feePayerUnfunded()
-    const code = codeOfInvalidReason(verdict.invalidReason)
-    // The reason is the library's stable identifier; its free-text detail is not passed on.
-    return refusal(code, `the payment was refused (${verdict.invalidReason ?? 'invalid payment'}); nothing moved`)
+    // The reason is the library's stable identifier; the node's free-text detail is not passed on.
+    return refusal(codeOfInvalidReason(verdict.invalidReason), `the payment was refused (${verdict.invalidReason}); nothing moved`)
   }
 
   /** v2 binds a payload to the resource it was offered for; v1 payloads carry none (they cannot be bound). */
@@ -227,15 +213,14 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     if (input.scheme !== 'exact') return refusal('X402_UNSUPPORTED', `scheme ${input.scheme} is not offered; this merchant takes "exact"`)
     const expectedNetwork = input.x402Version === 1 ? network.v1 : network.v2
     if (input.network !== expectedNetwork) return refusal('X402_NETWORK_MISMATCH', `network ${input.network} is not offered; this merchant takes ${expectedNetwork}`)
-    const requirement = input.x402Version === 1 ? requirementV1(service, context.resource) : requirementsV2.get(service) as PaymentRequirements
     if (input.x402Version === 2) {
-      if (!library.matches(requirement as PaymentRequirements, input.raw)) {
+      if (!library.matches(requirementsV2.get(service) as PaymentRequirements, input.raw)) {
         return refusal('X402_REQUIREMENTS_MISMATCH', 'accepted is not the requirement this resource offers (amount, asset, payTo, network, feePayer)')
       }
       const mismatch = resourceMismatch(input.raw, context.resource)
       if (mismatch !== undefined) return mismatch
     }
-    const checked = checkPaymentTransaction(input.transaction, termsOf(service))
+    const checked = checkPaymentTransaction(input.transaction, termsOf(service, input.x402Version))
     if ('rejection' in checked) return refusal(checked.rejection.code, checked.rejection.message)
     const { transfer } = checked
     const paymentId = input.x402Version === 2 ? readPaymentId(input.raw) : undefined
@@ -273,7 +258,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
           refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
       }
       if (paymentId !== undefined) {
-        const named = await underPaymentId(base.signature, base.payer, paymentId, context.requestKey, async () => await libraryVerify(input.raw, requirement))
+        const named = await underPaymentId(base.signature, base.payer, paymentId, context.requestKey, async () => await verifyExact(transfer, input.x402Version))
         if (named !== undefined) return named
       }
       const request = { paymentId, callerRef: context.callerRef }
@@ -283,12 +268,12 @@ export async function createX402Payments (options: X402PaymentsOptions) {
         const held = await claim(base, request)
         if ('refused' in held) return held
         if (held.mayHaveBeenSent) return await afterTakeover(held)
-        const refused = await libraryVerify(input.raw, requirement)
+        const refused = await verifyExact(transfer, input.x402Version)
         if (refused === undefined) return held
         await claims.release(held.signature, held.claimId)
         return refused
       }
-      const refused = await libraryVerify(input.raw, requirement)
+      const refused = await verifyExact(transfer, input.x402Version)
       if (refused !== undefined) return refused
       return await claim(base, request)
     } catch (error) {

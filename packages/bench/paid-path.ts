@@ -1,8 +1,10 @@
 // The paid path alone, beside its chain-only floor: x402 paid calls (HTTP v2) at 1, 10 and 32 in
 // flight, pay-then-prove at 1 and 32, the MCP paid call beside the HTTP one. What `npm run bench`
 // measures of the paid path, in under two minutes, for working on it (with BENCH_CPU_PROF_DIR set, the
-// service writes a CPU profile). Run: npx tsx packages/bench/paid-path.ts [--no-build] [x402] [proof] [mcp]
-// [--workers=N] (no section named: all three). --workers=N runs N service processes on one SQLite file,
+// service writes a CPU profile). `peer`: the x402 paid call beside its peer, @x402/express with
+// @x402/core's in-process facilitator (@x402/svm's exact scheme, the same fee payer and chain)
+// selling the same route, alternating blocks. Run: npx tsx packages/bench/paid-path.ts [--no-build]
+// [x402] [proof] [mcp] [peer] [--workers=N] (no section named: all but peer). --workers=N runs N service processes on one SQLite file,
 // the x402 and proof load spread evenly over them: what PM2's cluster mode (one worker per core) gives.
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -13,12 +15,13 @@ import { cpuPerRequest, type LoadFigures } from './figures.js'
 import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { measureX402Calls } from './x402-calls.js'
+import { startPeer } from './processes.js'
 
 const PAID_PATH = '/api/fetch-price/SOL'
 const FREE_PATH = '/.well-known/agent.json'
 const FETCH_PRICE = 50_000n
-const named = ['x402', 'proof', 'mcp'].filter(section => process.argv.includes(section))
-const runs = (section: string) => named.length === 0 || named.includes(section)
+const named = ['x402', 'proof', 'mcp', 'peer'].filter(section => process.argv.includes(section))
+const runs = (section: string) => (named.length === 0 && section !== 'peer') || named.includes(section)
 const WORKERS = Number(/^--workers=(\d+)$/.exec(process.argv.find(arg => arg.startsWith('--workers=')) ?? '')?.[1] ?? 1)
 
 function row (name: string, figures: LoadFigures, floor: LoadFigures): string {
@@ -48,6 +51,31 @@ async function main (): Promise<void> {
       for (const [calls, concurrency] of runs('x402') ? [[300, 1], [600, 10], [600, 32]] : []) {
         const set = await measureX402Calls({ ...x402, calls, concurrency })
         console.log(row(`x402 paid call, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}`, set.x402, set.rpcAlone), JSON.stringify(set.rpcByMethod))
+      }
+      if (runs('peer')) {
+        const peer = await startPeer('express', '{}', {
+          path: PAID_PATH, amount: String(FETCH_PRICE), asset: world.chain.mint, payTo: world.chain.merchant, feePayer: world.feePayer.address
+        }, world.scratch, join(world.scratch, 'peer-express.log'), { rpcUrl: world.chain.url, feePayerKeypairPath: world.env.X402_FEE_PAYER_KEYPAIR_PATH })
+        try {
+          for (const [calls, concurrency] of [[200, 1], [400, 10], [400, 32]]) {
+            // Alternating halves, so a noisy spell on the machine falls on both.
+            const ours = await measureX402Calls({ ...x402, calls: calls / 2, concurrency })
+            const theirs = await measureX402Calls({ ...x402, service: peer, databasePath: undefined, calls: calls / 2, concurrency })
+            const oursAgain = await measureX402Calls({ ...x402, calls: calls / 2, concurrency })
+            const theirsAgain = await measureX402Calls({ ...x402, service: peer, databasePath: undefined, calls: calls / 2, concurrency })
+            const serviceFigures = [ours, oursAgain].map(set => set.x402)
+            const expressFigures = [theirs, theirsAgain].map(set => set.x402)
+            console.log(row(`x402 paid call, ${concurrency} in flight`, ours.x402, ours.rpcAlone), '(first half)')
+            console.log(row(`@x402/express + facilitator, ${concurrency}`, theirs.x402, theirs.rpcAlone), '(first half)')
+            console.log(row(`x402 paid call, ${concurrency} in flight`, oursAgain.x402, oursAgain.rpcAlone), '(second half)')
+            console.log(row(`@x402/express + facilitator, ${concurrency}`, theirsAgain.x402, theirsAgain.rpcAlone), '(second half)')
+            const perSecond = (sets: LoadFigures[]) => sets.reduce((sum, set) => sum + set.requestsPerSecond, 0) / sets.length
+            const p50 = (sets: LoadFigures[]) => sets.reduce((sum, set) => sum + set.latency.p50, 0) / sets.length
+            console.log(`  service vs @x402/express + facilitator at ${concurrency} in flight: ${(perSecond(serviceFigures) / perSecond(expressFigures)).toFixed(2)}× the calls/s, p50 ${(p50(expressFigures) - p50(serviceFigures)).toFixed(2)} ms lower`)
+          }
+        } finally {
+          await peer.stop()
+        }
       }
       const proof = { service: [service, ...others], databasePath: database, chain: world.chain, path: PAID_PATH, freePath: FREE_PATH, blocks: 5 }
       for (const [slice, concurrency] of runs('proof') ? [[proofs.slice(0, 500), 1], [proofs.slice(500), 32]] as const : []) {

@@ -161,12 +161,23 @@ export interface PeerTerms {
   feePayer: string
 }
 
-/** The official x402 middleware for Express or Hono (packages/bench/peers/x402-peer.ts) serving `manifest` and guarding `terms`. */
-export async function startPeer (peer: 'express' | 'hono', manifest: string, terms: PeerTerms, cwd: string, logPath: string): Promise<BenchProcess> {
+/** A real facilitator for a peer (@x402/core's in-process one, @x402/svm's exact scheme): the chain and the fee payer's keypair file. */
+export interface PeerFacilitator {
+  rpcUrl: string
+  feePayerKeypairPath: string
+}
+
+/**
+ * The official x402 middleware for Express or Hono (packages/bench/peers/x402-peer.ts) serving
+ * `manifest` and guarding `terms`; it verifies and settles when given a `facilitator`, else it
+ * only answers 402s.
+ */
+export async function startPeer (peer: 'express' | 'hono', manifest: string, terms: PeerTerms, cwd: string, logPath: string, facilitator?: PeerFacilitator): Promise<BenchProcess> {
   const file = join(cwd, 'peer-manifest.json')
   writeFileSync(file, manifest)
   const script = join(PROJECT_ROOT, 'packages', 'bench', 'peers', 'x402-peer.ts')
-  return await startProcess(['--import', TSX_IMPORT, script], { PEER: peer, PEER_MANIFEST_FILE: file, PEER_TERMS: JSON.stringify(terms) }, cwd, logPath)
+  const settles: Record<string, string> = facilitator === undefined ? {} : { PEER_FACILITATOR_RPC_URL: facilitator.rpcUrl, PEER_FEE_PAYER_KEYPAIR_PATH: facilitator.feePayerKeypairPath }
+  return await startProcess(['--import', TSX_IMPORT, script], { PEER: peer, PEER_MANIFEST_FILE: file, PEER_TERMS: JSON.stringify(terms), ...settles }, cwd, logPath)
 }
 
 /** Resident set size of a process in MB (Linux /proc). */

@@ -300,7 +300,7 @@ export function formatReport (result: BenchResult): string {
   out.push('Service CPU: user+system time of the service process (all its threads) per call; the floor\'s server CPU is the chain\'s.')
   out.push(`Free route ${paid.freePath} through the same client, p50: ${paid.proof.map(set => `${ms(set.freeRoute.latency.p50)} ms (${set.concurrency} in flight)`).join(', ')}. ` +
     `Time inside the service per call (audit log), p50: proof ${paid.proof.map(set => `${ms(set.serviceElapsed.p50)} ms (${set.concurrency})`).join(', ')}; ` +
-    `x402 ${paid.x402.map(set => `${ms(set.serviceElapsed.p50)} ms (${set.concurrency})`).join(', ')}.`)
+    `x402 ${paid.x402.map(set => `${ms(set.serviceElapsed?.p50 ?? Number.NaN)} ms (${set.concurrency})`).join(', ')}.`)
   const x402Rpc = (set: X402CallSet) => Object.entries(set.rpcByMethod).map(([method, count]) => `${method} ${(count / set.x402.requests).toFixed(2)}`).join(', ') || 'none'
   out.push(`RPC requests per call: proof ${rpcPerCall(paid.proof[0])}; x402 ${x402Rpc(paid.x402[0])}. Price API requests during the calls: ${paid.priceApiCalls}.`)
   out.push('')

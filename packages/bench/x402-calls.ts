@@ -21,8 +21,8 @@ export interface X402CallSet {
   /** The chain-only floor: the RPC calls of one x402 call made by a bare kit client (server CPU: the chain's). */
   rpcAlone: LoadFigures
   rpcByMethod: Record<string, number>
-  /** Time inside the service per delivered x402 call (its audit log). */
-  serviceElapsed: LatencySummary
+  /** Time inside the service per delivered x402 call (its audit log); absent for a peer, which keeps none. */
+  serviceElapsed?: LatencySummary
 }
 
 const AUDIT_SETTLE_MS = 200
@@ -35,7 +35,8 @@ function header (transaction: string, accepted: unknown, resource: unknown): str
 export async function measureX402Calls (options: {
   /** One service, or several processes of it on one store (their load spread evenly, their CPU summed). */
   service: LoadTarget | readonly LoadTarget[]
-  databasePath: string
+  /** The service's store, for its audit log; a peer (packages/bench/peers/x402-peer.ts) has none. */
+  databasePath?: string
   chain: BenchChain
   path: string
   price: bigint
@@ -46,7 +47,7 @@ export async function measureX402Calls (options: {
   const { databasePath, chain, path, price, feePayer, calls, concurrency } = options
   const challenge = await fetch(`${[options.service].flat()[0].url}${path}`)
   const required = JSON.parse(Buffer.from(challenge.headers.get('payment-required') ?? '', 'base64').toString('utf8')) as { accepts: unknown[], resource: unknown }
-  const auditBefore = (await auditLatencies(databasePath, 0, 'x402-v2')).lastId
+  const auditBefore = databasePath === undefined ? 0 : (await auditLatencies(databasePath, 0, 'x402-v2')).lastId
   const { pool, pids } = poolOver(options.service, concurrency)
   const lean = createLeanRpc(chain.url, concurrency)
   const paid: CallSample[] = []
@@ -68,12 +69,12 @@ export async function measureX402Calls (options: {
     await pool.close()
     await lean.close()
   }
-  await sleep(AUDIT_SETTLE_MS)
+  if (databasePath !== undefined) await sleep(AUDIT_SETTLE_MS)
   return {
     concurrency,
     x402: mergeSamples(paid),
     rpcAlone: mergeSamples(alone),
     rpcByMethod,
-    serviceElapsed: summarize((await auditLatencies(databasePath, auditBefore, 'x402-v2')).latencies)
+    serviceElapsed: databasePath === undefined ? undefined : summarize((await auditLatencies(databasePath, auditBefore, 'x402-v2')).latencies)
   }
 }
