@@ -94,6 +94,7 @@ function render (data: PaywallPageData, assets: PaywallAssets): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(`${data.product}: ${data.item}`)} — ${escapeHtml(price)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets.style.url}">
 <script type="module" src="${assets.script.url}"></script>
 </head>
