@@ -144,6 +144,21 @@ t.test('a person pays in a real browser with a wallet-standard wallet, on the lo
     onlyMerchantOrigin(t, merchant, session)
   })
 
+  await t.test("the merchant's refusal is shown as its code and message: the buyer spent the tokens elsewhere before paying", async t => {
+    const buyer = await paid.newBuyer(60_000n)
+    const session = await open(t, browser, merchant, buyer, '/api/fetch-price/SOL')
+    const { page, wallet } = session
+    // Between the preparation and the payment the buyer's tokens go elsewhere: the transfer would fail.
+    wallet.beforeSigning = async () => { await paid.pay(buyer, 60_000n) }
+    const merchantBefore = await merchant.merchantBalance()
+    await page.getByRole('button', { name: 'Connect wallet' }).click()
+    await page.getByRole('button', { name: 'Pay 0.05 USDC' }).and(page.locator(':enabled')).click()
+    await page.locator('#status', { hasText: 'The merchant refused: X402_SIMULATION_FAILED' }).waitFor()
+    t.match(await statusText(page), /Nothing was charged\.$/)
+    t.equal(await merchant.merchantBalance(), merchantBefore + 60_000n, 'only the buyer\'s own transfer arrived')
+    onlyMerchantOrigin(t, merchant, session)
+  })
+
   await t.test('an answer lost on the way is fetched again with the same payment: charged once', async t => {
     const buyer = await paid.newBuyer(1_000_000n)
     const session = await open(t, browser, merchant, buyer, '/api/fetch-price/SOL')
