@@ -1,6 +1,7 @@
 import type { Wallet, WalletAccount } from '@wallet-standard/base'
 import { delivered, el } from './outcome.js'
-import { formatUnits, readPageData } from './page-data.js'
+import { formatTokenAmount } from '../lib/payment/catalog.js'
+import { readPageData } from './page-data.js'
 import { chosenRequirement, fromBase64, MerchantRefusal, newPaymentId, pay, paymentHeader, prepare, refusalOf, type Prepared } from './payment.js'
 import { connect, NotSigned, signTransaction, watchWallets } from './wallets.js'
 
@@ -43,7 +44,7 @@ function listWallets (found: Wallet[]) {
 }
 
 const notEnough = (prepared: Prepared) =>
-  `Not enough ${prepared.symbol}: you have ${formatUnits(prepared.balance, prepared.decimals)}, the price is ${formatUnits(prepared.price, prepared.decimals)}.`
+  `Not enough ${prepared.symbol}: you have ${formatTokenAmount(BigInt(prepared.balance), prepared.decimals)}, the price is ${formatTokenAmount(BigInt(prepared.price), prepared.decimals)}.`
 
 function refused (error: unknown) {
   if (error instanceof MerchantRefusal) {
@@ -67,7 +68,7 @@ connectButton.addEventListener('click', () => {
     const prepared = await prepare(data, account.address)
     payButton.disabled = false
     payButton.focus()
-    if (prepared.enough) say(`Connected ${account.address}: you have ${formatUnits(prepared.balance, prepared.decimals)} ${prepared.symbol}. Press "Pay ${price}" to pay.`)
+    if (prepared.enough) say(`Connected ${account.address}: you have ${formatTokenAmount(BigInt(prepared.balance), prepared.decimals)} ${prepared.symbol}. Press "Pay ${price}" to pay.`)
     else say(notEnough(prepared), 'problem')
   }).catch((error: unknown) => {
     if (connected === undefined) {

@@ -5,24 +5,7 @@ import type { NetworkName } from '../solana/networks.js'
 import type { X402NetworkName } from '../x402/networks.js'
 import { X402_HEADERS } from '../x402/payment-headers.js'
 import type { PaywallAssets } from './assets.js'
-
-/** What the page's script reads from the page (the `paywall-data` JSON block): everything it shows and sends. */
-export interface PaywallPageData {
-  product: string
-  description: string
-  /** What is being bought: the route's parameters as the buyer wrote them (a token symbol, a mint). */
-  item: string
-  resource: string
-  price: { amount: string, formatted: string, symbol: string, decimals: number }
-  network: { cluster: NetworkName, x402: X402NetworkName, label: string, walletChain: string }
-  /** `cluster` query of the Solana explorer for receipts; null on a local chain (the explorer cannot see it). */
-  explorerCluster: string | null
-  payTo: string
-  mint: string
-  prepareUrl: string
-  /** The PAYMENT-REQUIRED header of this 402, decoded: the page pays one of its `accepts`. */
-  paymentRequired: unknown
-}
+import type { PagePaymentRequired, PaywallPageData } from './page-data.js'
 
 export interface PaywallPageOptions {
   assets: PaywallAssets
@@ -80,7 +63,7 @@ export function createPaywallPage (options: PaywallPageOptions) {
       payTo: options.payTo,
       mint: options.mint,
       prepareUrl: options.prepareUrl,
-      paymentRequired: header === undefined ? null : JSON.parse(Buffer.from(header, 'base64').toString('utf8'))
+      paymentRequired: header === undefined ? null : JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as PagePaymentRequired
     }
     return { statusCode: challenge.statusCode, headers: { ...challenge.headers, ...PAGE_HEADERS }, body: render(data, assets) }
   }

@@ -36,12 +36,15 @@ t.test('a merchant with the payment page', async t => {
       url: '/api/fetch-price/SOL',
       headers: { host: new URL(merchant.url).host, 'x-request-id': 'paywall-test-1', ...(accept === undefined ? {} : { accept }) }
     })
-    // The recipient token account in the body is read in the background once the app started: wait for both.
-    for (let i = 0; i < 100; i++) {
+    // The recipient token account in the body is read in the background (again 30 s after a failed
+    // read, lib/payment/recipient-account.ts): wait until both apps know it.
+    let known = false
+    for (let i = 0; i < 900 && !known; i++) {
       const bodies = await Promise.all([ask(app, undefined), ask(off, undefined)])
-      if (bodies.every(answer => answer.body.includes('recipientTokenAccount'))) break
-      await new Promise(resolve => setTimeout(resolve, 50))
+      known = bodies.every(answer => answer.body.includes('recipientTokenAccount'))
+      if (!known) await new Promise(resolve => setTimeout(resolve, 50))
     }
+    t.ok(known, 'both apps name the recipient token account')
     for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0.9']) {
       const [on, plain] = await Promise.all([ask(app, accept), ask(off, accept)])
       t.equal(on.statusCode, 402)
