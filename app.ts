@@ -11,6 +11,7 @@ import requestLog from './plugins/app/request-log.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
 import payment from './plugins/app/payment.js'
+import paywall from './plugins/app/paywall.js'
 import x402 from './plugins/app/x402.js'
 import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
@@ -27,10 +28,12 @@ import metrics from './plugins/app/metrics.js'
 import metricsRegistry from './plugins/app/metrics-registry.js'
 import swagger from './plugins/external/swagger.js'
 import analyzeTokenRoutes from './routes/api/analyze-token/index.js'
+import prepareRoutes from './routes/api/x402/index.js'
 import fetchPriceRoutes from './routes/api/fetch-price/index.js'
 import discoveryRoutes from './routes/discovery/index.js'
 import healthRoutes from './routes/health/index.js'
 import manifestRoutes from './routes/manifest/index.js'
+import paywallRoutes from './routes/paywall/index.js'
 import registryRoutes from './routes/registry/index.js'
 import reputationRoutes from './routes/reputation/index.js'
 import { MODELS } from './schemas/index.js'
@@ -125,6 +128,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(stalledWrites)
   await fastify.register(solanaRpc)
   await fastify.register(x402)
+  // Before payment: the HTTP door answers a browser's 402 with its page.
+  await fastify.register(paywall)
   await fastify.register(payment)
   await fastify.register(prices)
   await fastify.register(tokenAnalysis)
@@ -143,4 +148,9 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(analyzeTokenRoutes, { prefix: '/api/analyze-token' })
   await fastify.register(registryRoutes, { prefix: '/registry' })
   await fastify.register(reputationRoutes, { prefix: '/reputation' })
+  // The payment page's files and its transaction preparer (PAYWALL).
+  if (fastify.paywall !== undefined) {
+    await fastify.register(paywallRoutes, { prefix: '/paywall' })
+    await fastify.register(prepareRoutes, { prefix: '/api/x402' })
+  }
 }

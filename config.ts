@@ -113,6 +113,8 @@ export const ConfigSchema = Type.Object({
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'serve /metrics on this port (on METRICS_HOST) instead of the main one' })),
   METRICS_HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'interface of METRICS_PORT' }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'bearer token /metrics requires' })),
+  PAYWALL: Type.Boolean({ default: true, description: 'answer a browser\'s navigation to a paid route (Accept ranks text/html first) with the payment page instead of the JSON 402; false turns the page, its assets and POST /api/x402/prepare off' }),
+  PAYWALL_PREPARE_MAX: Int(1, 10_000, 30, 'payment preparations (POST /api/x402/prepare, two RPC reads each) per client and RATE_LIMIT_WINDOW_MS'),
   MCP_ALLOWED_ORIGINS: Type.String({
     format: 'origin-list',
     default: '',

@@ -44,6 +44,7 @@ export const ERROR_CODES = {
   TOKEN_NOT_FOUND: { status: 404, meaning: 'fetch-price: no token is known by that symbol or mint' },
   PRICE_UNAVAILABLE: { status: 404, meaning: 'fetch-price: the price source has no reliable price right now' },
   MINT_NOT_FOUND: { status: 404, meaning: 'analyze-token: no account exists at the address' },
+  RESOURCE_NOT_FOR_SALE: { status: 404, meaning: 'x402 prepare: the resource is not a paid route of this merchant (another origin, or a path nothing is sold at)' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'the route does not answer this method (framework-level)' },
   NOT_ACCEPTABLE: { status: 406, meaning: 'no acceptable representation (framework-level)' },
   REQUEST_TIMEOUT: { status: 408, meaning: 'the request took too long to arrive' },

@@ -30,6 +30,11 @@ export interface HttpDoorOptions {
   countUnpaid: (service: PaidServiceName) => void
   /** Sets the headers every answer of the service carries (security, CORS, request id). */
   setFixedHeaders: (request: FastifyRequest, reply: FastifyReply) => void
+  /** The payment page for a person's browser (lib/paywall/), or undefined: every 402 in JSON. */
+  paywall?: {
+    wanted: (request: FastifyRequest) => boolean
+    page: (service: PaidServiceName, request: FastifyRequest, challenge: HttpAnswer, resource: string) => HttpAnswer
+  }
 }
 
 const PAID_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
@@ -49,6 +54,13 @@ export function createHttpDoor (options: HttpDoorOptions) {
 
   function send (reply: FastifyReply, answer: HttpAnswer) {
     reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
+  }
+
+  /** The 402 of a request without payment: the JSON challenge, or the same challenge as a page for a browser's navigation. */
+  function sendUnpaid (request: FastifyRequest, reply: FastifyReply, service: PaidServiceName) {
+    const challenge = challenges.unpaid(service, request)
+    const { paywall } = options
+    send(reply, paywall !== undefined && paywall.wanted(request) ? paywall.page(service, request, challenge, resourceUrl(request)) : challenge)
   }
 
   /** Verifies and claims the request's payment: the delivery, or why not. */
@@ -109,7 +121,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
     if (opened === 'unpaid') {
       options.countUnpaid(service)
       request.outcome = 'PAYMENT_REQUIRED'
-      send(reply, challenges.unpaid(service, request))
+      sendUnpaid(request, reply, service)
       return false
     }
     if ('refused' in opened) {
@@ -168,7 +180,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
       if (request.method === 'HEAD' || readPaymentForm(request.headers).kind === 'none') {
         options.countUnpaid(service)
         request.outcome = 'PAYMENT_REQUIRED'
-        send(reply, challenges.unpaid(service, request))
+        sendUnpaid(request, reply, service)
         return
       }
       admit(request, reply, service).then(held => { if (held) done() }, done)

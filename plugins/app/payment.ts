@@ -89,7 +89,8 @@ export default fp(async (fastify) => {
     requireWalletSignature: config.REQUIRE_WALLET_SIGNATURE,
     checkFailureLimit: client => failureLimit.check(client),
     countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
-    setFixedHeaders
+    setFixedHeaders,
+    paywall: fastify.paywall?.door
   })
 
   // Declared up front, so every request object has the same shape (no property added on the fly).
@@ -105,4 +106,4 @@ export default fp(async (fastify) => {
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})
-}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'solana', 'x402'] })
+}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'solana', 'x402', 'paywall'] })

@@ -45,7 +45,8 @@ export default fp(async (fastify) => {
         { name: 'registry', description: 'Free: agents registered on chain' },
         { name: 'paid', description: 'Paid per request through x402' },
         { name: 'ops', description: 'Health checks for operators' },
-        { name: 'mcp', description: 'The products and the free documents as MCP tools' }
+        { name: 'mcp', description: 'The products and the free documents as MCP tools' },
+        { name: 'browser', description: 'The payment page: a browser wallet pays through the merchant, which prepares the transaction' }
       ]
     },
     refResolver: {

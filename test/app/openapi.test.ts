@@ -110,10 +110,10 @@ t.test('the document speaks to crawlers and generators: guidance, payment info, 
   t.equal(document.openapi, '3.1.0')
   t.match(document.info['x-guidance'], /PAYMENT-SIGNATURE.*x-payment-signature/s, 'info.x-guidance says how to pay')
   t.equal(document['x-agentcash-guidance'].llmsTxtUrl, '/llms.txt', 'and links /llms.txt')
-  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { security?: unknown[], 'x-payment-info'?: unknown }>>)) {
+  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { security?: unknown[], tags?: string[], 'x-payment-info'?: unknown }>>)) {
     for (const [method, operation] of Object.entries(item)) {
       t.same(operation.security, [], `${method} ${path}: security: [] on the operation`)
-      t.equal(operation['x-payment-info'] !== undefined, path.startsWith('/api/'), `${method} ${path}: x-payment-info exactly on the paid operations`)
+      t.equal(operation['x-payment-info'] !== undefined, operation.tags?.includes('paid') === true, `${method} ${path}: x-payment-info exactly on the paid operations`)
     }
   }
   const price = document.paths['/api/fetch-price/{token}'].get
