@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { A2A_VERSION_HEADER, Extensions, HTTP_EXTENSION_HEADER, type AgentCard } from '@a2a-js/sdk'
+import { A2A_VERSION_HEADER, AgentCard, Extensions, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk'
 import { A2A_LEGACY_PROTOCOL_VERSION, LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3'
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
 import { defaultServerCallContextBuilder, JsonRpcTransportHandler, UnauthenticatedUser, validateVersion } from '@a2a-js/sdk/server'
@@ -69,7 +69,8 @@ export default fp(async (fastify) => {
     const handler = new MerchantRequestHandler(card, tasks, seller, log)
     return {
       card,
-      cardText: JSON.stringify(card),
+      // The SDK's own JSON of the card (proto JSON: defaults left out), as its adapters serve it.
+      cardText: JSON.stringify(AgentCard.toJSON(card)),
       legacyCardText: JSON.stringify(legacyAgentCard(card)),
       rpc: new JsonRpcTransportHandler(handler),
       legacy: new LegacyJsonRpcTransportHandler(handler)
