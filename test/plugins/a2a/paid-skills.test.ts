@@ -3,6 +3,8 @@ import { Value } from '@sinclair/typebox/value'
 import { AgentCard, TaskState, type Task } from '@a2a-js/sdk'
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client'
 import type { PaymentRequired } from '@x402/core/types'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import t from 'tap'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { X402_EXTENSION_URI, X402_EXTENSION_URI_V02 } from '../../../lib/a2a/x402-extension.js'
@@ -13,6 +15,8 @@ import { MODELS } from '../../../schemas/index.js'
 import { a2aBuyer, artifactOf, DEVNET, payloadFor, X402_ACTIVATED, x402Of } from '../../fixtures/a2a-client.js'
 import { startX402Merchant } from '../../fixtures/x402-merchant.js'
 import { sqliteOf } from '../../helper.js'
+import { buyPriceThroughA2a } from '../../../client/examples/a2a-buy.js'
+import { PROJECT_ROOT } from '../../../project.js'
 
 FormatRegistry.Set('date-time', value => !Number.isNaN(Date.parse(value)))
 
@@ -198,4 +202,18 @@ t.test('cancelling a task that awaits payment; a cancelled task cannot be paid',
   const payload = await payloadFor(buyer, requiredOf(task), m.paid.chain.url)
   await t.rejects(a2a.pay(task.id, payload), /terminal state/)
   t.equal((await a2a.getTask(task.id)).status?.state, TaskState.TASK_STATE_CANCELED)
+})
+
+t.test('the README\'s A2A example is the file the type check compiles, and it buys', async t => {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('## Buying through A2A'))
+  const shown = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
+  t.equal(shown, readFileSync(join(PROJECT_ROOT, 'client/examples/a2a-buy.ts'), 'utf8'), 'README shows client/examples/a2a-buy.ts as it is')
+  t.ok((shown ?? '').split('\n').length <= 21, 'at most 20 lines')
+  const buyer = await m.paid.newBuyer(1_000_000n)
+  const before = await m.merchantBalance()
+  const done = await buyPriceThroughA2a(m.url, buyer, m.paid.chain.url)
+  t.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED, JSON.stringify(x402Of(done)).slice(0, 300))
+  t.match(artifactOf(done), { data: { mintSymbol: 'SOL', vsTokenSymbol: 'USDC' } })
+  t.equal(await m.merchantBalance() - before, 50_000n)
 })
