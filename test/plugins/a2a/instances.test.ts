@@ -9,6 +9,9 @@ import { startTestPostgres } from '../../fixtures/postgres.js'
 import { createFeePayer } from '../../fixtures/x402-merchant.js'
 import { auditRowsOf, build, testEnv } from '../../helper.js'
 
+// Two merchants, a PostgreSQL server and a chain: more than the default 240 s on a loaded machine.
+t.setTimeout(480_000)
+
 // Two instances of the service on one PostgreSQL database, as PM2's cluster mode or a load
 // balancer runs them: a task asked on one is paid on the other, and read back from either.
 t.test('an A2A task created on instance A is paid on instance B (PostgreSQL)', async t => {

@@ -1,6 +1,6 @@
 import { FormatRegistry } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { AgentCard, TaskState, type Task } from '@a2a-js/sdk'
+import { AgentCard, SendMessageRequest, TaskState, type Task } from '@a2a-js/sdk'
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client'
 import type { PaymentRequired } from '@x402/core/types'
 import { readFileSync } from 'node:fs'
@@ -19,6 +19,9 @@ import { buyPriceThroughA2a } from '../../../client/examples/a2a-buy.js'
 import { PROJECT_ROOT } from '../../../project.js'
 
 FormatRegistry.Set('date-time', value => !Number.isNaN(Date.parse(value)))
+
+// A bound for a loaded machine, not a measure: about a minute idle.
+t.setTimeout(480_000)
 
 // One merchant for the file, on the local chain: every case pays with its own buyer.
 const priceApi = await startPriceApi()
@@ -216,4 +219,35 @@ t.test('the README\'s A2A example is the file the type check compiles, and it bu
   t.equal(done.status?.state, TaskState.TASK_STATE_COMPLETED, JSON.stringify(x402Of(done)).slice(0, 300))
   t.match(artifactOf(done), { data: { mintSymbol: 'SOL', vsTokenSymbol: 'USDC' } })
   t.equal(await m.merchantBalance() - before, 50_000n)
+})
+
+t.test('an answer that did not reach the buyer: GetTask has it, and the same payment on a new task gets it again, nothing charged twice', async t => {
+  const buyer = await m.paid.newBuyer(1_000_000n)
+  const task = await a2a.start({ skill: 'fetch-price', token: 'SOL' })
+  const payload = await payloadFor(buyer, requiredOf(task), m.paid.chain.url)
+  const before = await m.merchantBalance()
+  // returnImmediately: the answer carries the task while it works, not the document.
+  const first = await a2a.client.sendMessage(SendMessageRequest.fromJSON({
+    configuration: { returnImmediately: true },
+    message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId: task.id, parts: [{ text: 'paying' }], metadata: { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload } }
+  }), X402_ACTIVATED) as Task
+  t.not(first.status?.state, TaskState.TASK_STATE_COMPLETED)
+  let read = await a2a.getTask(task.id)
+  for (let i = 0; i < 200 && read.status?.state !== TaskState.TASK_STATE_COMPLETED; i++) {
+    await new Promise(resolve => setTimeout(resolve, 50))
+    read = await a2a.getTask(task.id)
+  }
+  t.equal(read.status?.state, TaskState.TASK_STATE_COMPLETED, 'GetTask has the completed task')
+  const [receipt] = x402Of(read)['x402.payment.receipts']
+  const rows = await waitForAudit(receipt.transaction)
+  t.match(rows, [{ outcome: 'CLIENT_ABORTED_AFTER_PAYMENT', flow: 'a2a' }], 'money moved, the document did not go out with an answer')
+
+  const again = await a2a.pay((await a2a.start({ skill: 'fetch-price', token: 'SOL' })).id, payload)
+  t.equal(again.status?.state, TaskState.TASK_STATE_COMPLETED)
+  t.equal(again.metadata?.['token-merchant/redelivered'], true)
+  t.same(artifactOf(again), artifactOf(read), 'the same document')
+  t.same(x402Of(again)['x402.payment.receipts'], [receipt], 'the original receipt')
+  t.equal(await m.merchantBalance() - before, 50_000n, 'charged once')
+  for (let i = 0; i < 100 && (auditRows(receipt.transaction)[0] as { outcome?: string } | undefined)?.outcome !== 'DELIVERED'; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  t.match(auditRows(receipt.transaction), [{ outcome: 'DELIVERED' }], 'its one row now says delivered')
 })
