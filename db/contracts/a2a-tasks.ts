@@ -9,6 +9,8 @@ export interface StoredTask {
   id: string
   /** The task as A2A JSON (the SDK's Task.toJSON). */
   body: string
+  /** The task ended (completed, failed, cancelled, rejected): it is never written again, so a late write of a racing call cannot undo it. */
+  final: boolean
   /** How long it is kept after this write. */
   retentionMs: number
   /** Unix ms; omitted: the database server's clock on PostgreSQL, this process's on SQLite. */
@@ -16,7 +18,7 @@ export interface StoredTask {
 }
 
 export interface A2aTaskRepository {
-  /** Writes the task (insert or replace), one atomic statement. */
+  /** Writes the task (insert, or replace unless the stored one is final), one atomic statement. */
   save (task: StoredTask): Promise<void>
   /** The task's JSON, unless it is unknown or past its retention. */
   load (id: string, now?: number): Promise<string | undefined>

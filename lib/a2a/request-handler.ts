@@ -1,14 +1,13 @@
-import { TaskState, type Message, type Task } from '@a2a-js/sdk'
+import type { Message, Task } from '@a2a-js/sdk'
 import { ExtensionSupportRequiredError, TaskNotCancelableError } from '@a2a-js/sdk/errors'
 import { DefaultRequestHandler, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server'
 import type { AgentCard, CancelTaskRequest, GetTaskRequest, SendMessageRequest } from '@a2a-js/sdk'
 import { asA2aError } from './a2a-errors.js'
 import type { SkillSeller } from './paid-skill.js'
+import { isEndedTask } from './task-states.js'
 import { TASK_META, X402_EXTENSION_URI } from './x402-extension.js'
 
 type Log = { error: (details: object, message: string) => void }
-
-const ENDED = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED])
 
 /**
  * The SDK's request handler with the merchant's rules: a message that starts a purchase is
@@ -49,8 +48,7 @@ export class MerchantRequestHandler extends DefaultRequestHandler {
   override async cancelTask (params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     return await this.guarded(async () => {
       const task = params.id === '' ? undefined : await this.tasks.load(params.id, context)
-      const state = task?.status?.state
-      if (task?.metadata?.[TASK_META.payment] !== undefined && state !== undefined && !ENDED.has(state)) {
+      if (task?.metadata?.[TASK_META.payment] !== undefined && !isEndedTask(task)) {
         throw new TaskNotCancelableError(`Task ${params.id} is paid and being delivered: it completes, or fails with nothing charged`)
       }
       return await super.cancelTask(params, context)

@@ -45,6 +45,13 @@ export function taskAt (task: TaskRef & { history?: Message[], metadata?: Record
   }
 }
 
+const ENDED = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED])
+
+/** The task ended: nothing changes it any more. */
+export function isEndedTask (task: Task): boolean {
+  return task.status !== undefined && ENDED.has(task.status.state)
+}
+
 /** A task is stored once a payment for it was accepted, or once its client ended it (cancelled, rejected the terms). */
 export function isStoredTask (task: Task): boolean {
   const state = task.status?.state

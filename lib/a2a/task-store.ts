@@ -2,7 +2,7 @@ import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors'
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server'
 import type { A2aTaskRepository } from '../../db/contracts/a2a-tasks.js'
-import { isStoredTask } from './task-states.js'
+import { isEndedTask, isStoredTask } from './task-states.js'
 
 /**
  * The SDK's TaskStore over the merchant's store (SQLite or PostgreSQL), so every instance sees the
@@ -13,7 +13,7 @@ export function createMerchantTaskStore (repository: A2aTaskRepository, options:
   return {
     async save (task: Task, _context: ServerCallContext) {
       if (!isStoredTask(task)) return
-      await repository.save({ id: task.id, body: JSON.stringify(Task.toJSON(task)), retentionMs: options.retentionMs })
+      await repository.save({ id: task.id, body: JSON.stringify(Task.toJSON(task)), final: isEndedTask(task), retentionMs: options.retentionMs })
     },
     async load (taskId: string, _context: ServerCallContext) {
       const body = await repository.load(taskId)

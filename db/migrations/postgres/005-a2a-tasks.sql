@@ -2,6 +2,7 @@
 CREATE TABLE a2a_tasks (
   id         text PRIMARY KEY,
   body       text NOT NULL,
+  final      boolean NOT NULL,
   updated_at bigint NOT NULL,
   expires_at bigint NOT NULL
 );

@@ -5,6 +5,7 @@
 CREATE TABLE a2a_tasks (
   id         TEXT PRIMARY KEY,
   body       TEXT NOT NULL,       -- the task as A2A JSON
+  final      INTEGER NOT NULL,    -- 1: ended (completed, failed, cancelled, rejected), never written again
   updated_at INTEGER NOT NULL,    -- unix ms
   expires_at INTEGER NOT NULL     -- unix ms
 );
