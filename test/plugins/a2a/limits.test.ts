@@ -38,3 +38,17 @@ t.test('PROOF_FAILURE_LIMIT, the rate limit and the body limit hold for A2A as f
   t.ok(limited, 'the rate limit answers 429')
   t.match(await limited?.json(), { code: 'RATE_LIMITED' })
 })
+
+t.test('no listing of other buyers\' tasks, no streaming: answered as JSON-RPC errors', async t => {
+  const app = await build(t)
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const call = async (method: string, params: Record<string, unknown>) => await (await fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', 'A2A-Extensions': X402_EXTENSION_URI },
+    body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params })
+  })).json()
+  t.match(await call('ListTasks', {}), { id: 'ListTasks', error: { message: /ListTasks is not offered/ } })
+  t.match(await call('SendStreamingMessage', { message: { messageId: 's', role: 'ROLE_USER', parts: [{ data: { skill: 'fetch-price', token: 'SOL' } }] } }),
+    { id: 'SendStreamingMessage', error: { message: /[Ss]treaming is not supported/ } })
+  t.match(await call('GetTask', { id: 'tm1.not-ours' }), { error: { message: /not found/i } }, 'an id that is not ours names no task')
+})
