@@ -7,6 +7,7 @@ import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import crossOrigin from './plugins/app/cross-origin.js'
 import mcp from './plugins/app/mcp.js'
+import a2a from './plugins/app/a2a.js'
 import requestLog from './plugins/app/request-log.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
@@ -139,6 +140,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(metrics)
   // The same products as MCP tools, on POST /mcp.
   await fastify.register(mcp)
+  // The same products as A2A skills, on POST /a2a, and its agent card.
+  await fastify.register(a2a)
 
   // One folder per URL area; the prefix is the folder's place in the URL.
   await fastify.register(manifestRoutes, { prefix: '/.well-known' })

@@ -1,3 +1,4 @@
+import type { A2aTaskRepository } from './contracts/a2a-tasks.js'
 import type { AuditLog } from './contracts/audit-log.js'
 import type { PaymentClaims } from './contracts/payment-claims.js'
 import type { RegistryRepository } from './contracts/registry-repository.js'
@@ -17,6 +18,8 @@ export interface Store {
   readonly audit: AuditLog
   readonly registry: RegistryRepository
   readonly reputation: ReputationQueries
+  /** A2A tasks, stored once paid (lib/a2a/). */
+  readonly a2aTasks: A2aTaskRepository
   /** True when the database answers a trivial query now. */
   isHealthy (): Promise<boolean>
   /**

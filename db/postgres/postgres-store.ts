@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import type { Store } from '../store.js'
+import { createPostgresA2aTasks } from './a2a-tasks.js'
 import { createPostgresAuditLog } from './audit-log.js'
 import { callDatabase, createPool } from './connection.js'
 import { applyPostgresMigrations } from './migrate.js'
@@ -53,6 +54,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     audit: createPostgresAuditLog(pool),
     registry: createPostgresRegistryRepository(pool),
     reputation: createPostgresReputationQueries(pool),
+    a2aTasks: createPostgresA2aTasks(pool),
     // Bounded as a whole (waiting for a connection included): a health check must answer promptly.
     async isHealthy () {
       let timer: NodeJS.Timeout | undefined

@@ -1,3 +1,4 @@
+import { createA2aTasks } from './a2a-tasks.js'
 import { createAuditLog } from './audit-log.js'
 import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
@@ -26,6 +27,7 @@ export function createSqliteStore (path: string, options: { synchronous?: 'NORMA
     audit: createAuditLog(db),
     registry: createRegistryRepository(db),
     reputation: createReputationQueries(db),
+    a2aTasks: createA2aTasks(db),
     async isHealthy () {
       try {
         return db.prepare('SELECT 1').pluck().get() === 1

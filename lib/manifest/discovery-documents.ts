@@ -3,6 +3,7 @@ import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
 import { X402_PAYMENT_META_KEY } from '../mcp/x402-meta.js'
 import { DISCOVERY_MODELS } from '../x402/discovery-extension.js'
 import { MCP_PATH } from './merchant-manifest.js'
+import { AGENT_CARD_PATH } from '../a2a/agent-card.js'
 import { exampleUrl, type ProductTerms } from './payment-terms.js'
 
 /**
@@ -20,7 +21,7 @@ export function createDiscoveryDocuments (options: { name: string, description: 
   const instructions = `Each resource answers 402 with the terms in ${X402_HEADERS.paymentRequired.toUpperCase()} (x402 v2, exact scheme, Solana). ` +
     `Pay with an x402 client (${X402_HEADERS.paymentV2.toUpperCase()} header) and repeat the request, or transfer the price to payTo and repeat it ` +
     `with ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet}. Replace the path parameter to buy another token. ` +
-    'The OpenAPI document (/openapi.json) describes every operation; /llms.txt explains the service.'
+    'The OpenAPI document (/openapi.json) describes every operation; /llms.txt explains the service. A2A agents: /.well-known/agent-card.json.'
 
   const examples = (base: string) => products.map(product => exampleUrl(base, product, DISCOVERY_MODELS[product.service].example.params))
 
@@ -54,6 +55,7 @@ export function createDiscoveryDocuments (options: { name: string, description: 
       `- [Merchant manifest](${base}/.well-known/agent.json): products, prices, payment address and network`,
       `- [x402 discovery](${base}/.well-known/x402): the paid resources`,
       `- [MCP endpoint](${base}${MCP_PATH}): the same products as MCP tools (POST only)`,
+      `- [A2A agent card](${base}${AGENT_CARD_PATH}): the same products as A2A skills (JSON-RPC, the a2a-x402 extension)`,
       '',
       '## Optional',
       '',

@@ -3,6 +3,7 @@ import { SERVICE_VERSION } from '../../project.js'
 import type { ManifestBody } from '../../schemas/manifest.js'
 import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
 import { toolOfService } from '../mcp/tool-catalog.js'
+import { AGENT_CARD_PATH } from '../a2a/agent-card.js'
 
 /** Path of the MCP endpoint (streamable HTTP), beside the HTTP routes on the same port. */
 export const MCP_PATH = '/mcp'
@@ -44,6 +45,7 @@ export function createManifestBuilder (config: ManifestConfig): (baseUrl: string
     registry_url: `${base}/registry`,
     openapi_url: `${base}/openapi.json`,
     mcp_url: `${base}${MCP_PATH}`,
+    a2a_card_url: `${base}${AGENT_CARD_PATH}`,
     mcp_bridge: `token-merchant mcp --merchant ${base}`,
     proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional'
   })

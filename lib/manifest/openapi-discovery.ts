@@ -32,7 +32,7 @@ export function guidance (products: ProductTerms[]): string {
     'and answers with the document and PAYMENT-RESPONSE; or (b) pay-then-prove: transfer the price to payTo yourself, then repeat the ' +
     `request with ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet}. Send one payment form per request. Malformed input is refused ` +
     `(400) before any payment, and a failure after payment charges nothing. The same products are MCP tools at POST ${MCP_PATH} ` +
-    `(payment in params._meta["${X402_PAYMENT_META_KEY}"]). Free: /.well-known/agent.json, /.well-known/x402, /llms.txt, /reputation.`
+    `(payment in params._meta["${X402_PAYMENT_META_KEY}"]). Free: /.well-known/agent.json, /.well-known/x402, /llms.txt, /reputation. A2A agents: /.well-known/agent-card.json.`
 }
 
 const DECODED: Record<string, string> = {

@@ -25,7 +25,7 @@ import { createSourceWaiters } from './source-waiters.js'
 import { createTransferFeeReader } from './transfer-fee.js'
 import type { PayerFailureBudget } from './payer-failures.js'
 
-export type X402ClaimFlow = 'x402-v1' | 'x402-v2' | 'mcp'
+export type X402ClaimFlow = 'x402-v1' | 'x402-v2' | 'mcp' | 'a2a'
 
 /** A verified x402 payment whose transaction signature this caller holds in the claim store. */
 export interface X402Claim extends HeldPayment {
@@ -206,7 +206,8 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   }
 
   async function verifyAndClaim (payload: unknown, service: PaidServiceName, context: X402Request): Promise<X402Claim | Refusal | Redelivery> {
-    const expectedVersion = context.flow === 'x402-v1' ? 1 : context.flow === 'x402-v2' ? 2 : undefined
+    // A2A's transport is x402 v2 only: a v1 payload names no resource, so it could not be bound to the skill.
+    const expectedVersion = context.flow === 'x402-v1' ? 1 : context.flow === 'x402-v2' || context.flow === 'a2a' ? 2 : undefined
     const read = readPaymentPayload(payload, expectedVersion)
     if ('rejection' in read) return refusal(read.rejection.code, read.rejection.message)
     const input = read.input

@@ -49,6 +49,8 @@ export default fp(async (fastify) => {
   const pruneAnswers = async () => {
     const removed = await inBatches(async size => await store.claims.pruneAnswers(Date.now(), size))
     if (removed > 0) log.debug({ removed }, 'pruned kept answers past retention')
+    const tasks = await inBatches(async size => await store.a2aTasks.prune(Date.now(), size))
+    if (tasks > 0) log.debug({ removed: tasks }, 'pruned A2A tasks past retention')
   }
   const logFailure = (message: string) => (error: unknown) => log.error({ error: loggableError(error) }, message)
   let pruning = prune().catch(logFailure('audit pruning failed'))

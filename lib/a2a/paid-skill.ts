@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto'
+import { TaskState, type Message, type Task } from '@a2a-js/sdk'
+import { AgentEvent, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server'
+import type { ErrorBody } from '../errors/error-body.js'
+import type { DeliveryCore } from '../delivery/paid-delivery.js'
+import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
+import { requestKey } from '../delivery/request-key.js'
+import type { MerchantTools } from '../mcp/merchant-tools.js'
+import type { PaidServiceName } from '../payment/catalog.js'
+import type { X402Payments } from '../x402/x402-payments.js'
+import { malformed } from './a2a-errors.js'
+import { expectedShape, readPurchase, skillResourceUrl, type Purchase } from './skills.js'
+import { MAX_CONTEXT_ID_LENGTH, newTaskId, readTaskId } from './task-id.js'
+import { dataOf, taskAt, type TaskRef } from './task-states.js'
+import { TASK_META, X402_META } from './x402-extension.js'
+
+/** What the door needs of the HTTP request carrying an A2A call (ServerCallContext.state). */
+export interface CallState {
+  /** The client's address: rate and failure limits. */
+  client: string
+  requestId: string
+  /** Resolves once the answer went out carrying the finished task (true), or not (false: the client left, or it carried something else). */
+  reached: () => Promise<boolean>
+  /** The client closed the connection before its answer was written. */
+  clientGone: () => boolean
+  errorBodyOf: (error: unknown) => ErrorBody
+}
+
+export const CALL_STATE = 'token-merchant/call'
+
+export function callStateOf (context: ServerCallContext): CallState {
+  const call = context.state.get(CALL_STATE) as CallState | undefined
+  if (call === undefined) throw new Error('A2A call handled outside of its HTTP request')
+  return call
+}
+
+export interface SkillSellerDeps {
+  core: Pick<DeliveryCore, 'begin' | 'refused' | 'redelivered'>
+  payments: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle'>
+  tools: Pick<MerchantTools, 'precheck' | 'run'>
+  /** PROOF_FAILURE_LIMIT, as on HTTP and MCP: throws 429 RATE_LIMITED before any RPC call; else counts the attempt under way until called. */
+  checkFailureLimit: (client: string) => () => void
+  /** Counts a request that paid nothing. */
+  countUnpaid: (service: PaidServiceName) => void
+  /** The x402 network (CAIP-2) named in a failure's receipt. */
+  network: string
+}
+
+type TaskBase = TaskRef & { history?: Message[], metadata?: Record<string, unknown> }
+
+/**
+ * The A2A door of the paid-delivery core, under the a2a-x402 extension. It only translates: a new
+ * purchase is answered input-required with the x402 v2 PaymentRequired (nothing stored, nothing
+ * run); the payload that comes back on the same task is verified, claimed, the skill run, the
+ * payment settled and redeemed by the core, exactly as on HTTP and MCP (audit flow `a2a`), and
+ * the task completes with the document as a data artifact and the SettleResponse as receipt.
+ */
+export function createSkillSeller (deps: SkillSellerDeps) {
+  const { core, payments } = deps
+
+  function paymentRequired (task: TaskBase, purchase: Purchase, refused?: Refusal): Task {
+    const why = refused === undefined ? undefined : reason(refused)
+    return taskAt(task, {
+      state: TaskState.TASK_STATE_INPUT_REQUIRED,
+      text: why ?? `${purchase.service} is paid: pay one of x402.payment.required's accepts and send the payload in x402.payment.payload on this task`,
+      payment: 'payment-required',
+      x402: { required: payments.paymentRequired(purchase.service, skillResourceUrl(purchase), why), ...(refused === undefined ? {} : { error: refused.code }) },
+      metadata: { [TASK_META.purchase]: { skill: purchase.service, input: purchase.args } }
+    })
+  }
+
+  /** A refusal: the same payment may succeed later (Retry-After): asked again; else the task failed with our code. */
+  function refusedTask (task: TaskBase, purchase: Purchase, refused: Refusal): Task {
+    if (refused.retryAfterSeconds !== undefined) return paymentRequired(task, purchase, refused)
+    return taskAt(task, {
+      state: TaskState.TASK_STATE_FAILED,
+      text: reason(refused),
+      payment: 'payment-failed',
+      x402: { error: refused.code, receipts: [{ success: false, errorReason: refused.code, transaction: '', network: deps.network }] }
+    })
+  }
+
+  function completed (task: TaskBase, document: unknown, receipt: Record<string, unknown>, redelivered: boolean): Task {
+    return taskAt(task, {
+      state: TaskState.TASK_STATE_COMPLETED,
+      text: redelivered ? 'Delivered again: the answer this payment bought; nothing charged' : 'Paid and delivered',
+      payment: 'payment-completed',
+      x402: { receipts: [receipt] },
+      document,
+      metadata: redelivered ? { [TASK_META.redelivered]: true } : {}
+    })
+  }
+
+  /**
+   * A message that starts a purchase: read, checked as the HTTP route checks its parameters
+   * (before any payment), answered with the payment-required task. Nothing is stored: the task id
+   * carries what it sells.
+   */
+  async function askPayment (message: Message): Promise<Task> {
+    const data = dataOf(message)
+    if (data === undefined) throw malformed(`The message carries no data part naming a skill; send one data part: ${expectedShape()}`)
+    const purchase = readPurchase(data.value)
+    if ('problems' in purchase) throw malformed(`The data part cannot be read (${purchase.problems.join('; ')}); send one data part: ${expectedShape()}`)
+    if (message.contextId.length > MAX_CONTEXT_ID_LENGTH) throw malformed(`contextId is longer than ${MAX_CONTEXT_ID_LENGTH} characters`)
+    await deps.tools.precheck(purchase.tool, purchase.args)
+    const contextId = message.contextId === '' ? randomUUID() : message.contextId
+    const id = newTaskId(purchase, contextId)
+    deps.countUnpaid(purchase.service)
+    return paymentRequired({ id, contextId, history: [{ ...message, taskId: id, contextId }] }, purchase)
+  }
+
+  /** A task awaiting payment, rebuilt from its id on any instance; undefined for an id that is not ours. */
+  function unpaidTask (id: string): Task | undefined {
+    const unpaid = readTaskId(id)
+    return unpaid === undefined ? undefined : paymentRequired({ id, contextId: unpaid.contextId }, unpaid.purchase)
+  }
+
+  /** A message on an existing task: the payment for it (or the client declining it). */
+  async function execute (requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const publish = (task: Task) => bus.publish(AgentEvent.task(task))
+    const task = requestContext.task
+    const unpaid = task === undefined ? undefined : readTaskId(task.id)
+    if (task === undefined || unpaid === undefined) throw malformed(`Unknown task; start a purchase with a message without taskId: ${expectedShape()}`)
+    const { purchase } = unpaid
+    const base: TaskBase = { id: task.id, contextId: task.contextId, history: task.history, metadata: task.metadata }
+    const metadata = requestContext.userMessage.metadata ?? {}
+    if (metadata[X402_META.status] === 'payment-rejected') {
+      publish(taskAt(base, { state: TaskState.TASK_STATE_CANCELED, text: 'The client declined the payment terms; nothing was charged', payment: 'payment-rejected' }))
+      return
+    }
+    const payload = metadata[X402_META.payload]
+    if (payload === undefined) {
+      deps.countUnpaid(purchase.service)
+      publish(paymentRequired(base, purchase, refusal('PAYMENT_REQUIRED', `no payment in ${X402_META.payload}; pay one of the accepts and send it on this task`)))
+      return
+    }
+    await pay(base, purchase, payload, callStateOf(requestContext.context), publish)
+  }
+
+  async function pay (base: TaskBase, purchase: Purchase, payload: unknown, call: CallState, publish: (task: Task) => void): Promise<void> {
+    const { service } = purchase
+    const resource = skillResourceUrl(purchase)
+    let claim
+    let underWay = () => {}
+    try {
+      underWay = deps.checkFailureLimit(call.client)
+      claim = await payments.verifyAndClaim(payload, service, { resource, flow: 'a2a', requestKey: requestKey('a2a', resource) })
+    } catch (error) {
+      const known = refusalOf(error)
+      if (known === undefined) throw error
+      claim = known
+    }
+    if ('refused' in claim) {
+      const refused = core.refused(service, call.client, claim)
+      underWay()
+      publish(refusedTask(base, purchase, refused))
+      return
+    }
+    underWay()
+    const paidWith = (signature: string) => ({ ...base, metadata: { ...base.metadata, [TASK_META.payment]: signature } })
+    if ('redelivered' in claim) {
+      // The answer this payment bought, kept: served again, nothing charged, nothing computed.
+      const again = core.redelivered(claim.answer, 'a2a')
+      publish(completed(paidWith(claim.answer.signature), JSON.parse(claim.answer.body), claim.answer.receipt, true))
+      recordWhenAnswered(call, async reached => await again.record({ requestId: call.requestId, status: () => 200, reached }))
+      return
+    }
+    const held = claim
+    const paid = paidWith(held.signature)
+    const delivery = core.begin(held, async (answer) => await payments.settle(held, answer), call.client)
+    let status = 200
+    const record = async (reached: boolean) => await delivery.record({ requestId: call.requestId, status: () => status, reached })
+    // Stored from here: a task whose payment was accepted lives in the store, on every instance.
+    publish(taskAt(paid, { state: TaskState.TASK_STATE_WORKING, text: 'Payment verified; running the skill', payment: 'payment-verified' }))
+
+    let document: object
+    try {
+      document = await deps.tools.run(purchase.tool, purchase.args)
+    } catch (error) {
+      const body = call.errorBodyOf(error)
+      status = body.statusCode
+      await delivery.fail(body.code)
+      await record(false)
+      publish(taskAt(paid, {
+        state: TaskState.TASK_STATE_FAILED,
+        text: `${body.code}: ${body.message}; nothing was charged: the same payment buys another task`,
+        payment: 'payment-failed',
+        x402: { error: body.code }
+      }))
+      return
+    }
+    if (call.clientGone()) {
+      status = 499
+      await delivery.abort()
+      await record(false)
+      publish(refusedTask(paid, purchase, refusal('SERVICE_UNAVAILABLE', 'The request was closed before settlement; nothing was charged')))
+      return
+    }
+    const result = await delivery.complete({ status: 200, contentType: 'application/json', body: JSON.stringify(document) })
+    if (result.refused === true) {
+      status = result.statusCode
+      await record(false)
+      publish(refusedTask(paid, purchase, result))
+      return
+    }
+    publish(completed(paid, document, result.receipt, false))
+    recordWhenAnswered(call, record)
+  }
+
+  return { askPayment, unpaidTask, execute }
+}
+
+export type SkillSeller = ReturnType<typeof createSkillSeller>
+
+/** Why payment is asked again or failed: the code first, so a client can branch on it. */
+function reason (refused: Refusal): string {
+  const wait = refused.retryAfterSeconds === undefined ? '' : ` (retry the same payment in ${refused.retryAfterSeconds} s)`
+  return `${refused.code}: ${refused.message}${wait}`
+}
+
+/** The payment's audit row, once the answer went out (or the client left). */
+function recordWhenAnswered (call: CallState, record: (reached: boolean) => Promise<void>): void {
+  call.reached().then(record).catch((error: unknown) => call.errorBodyOf(error))
+}
