@@ -126,7 +126,7 @@ t.test('a merchant with the payment page', async t => {
     t.ok(Object.values(transaction.signatures).every(signature => signature === null), 'it signs nothing')
     const [merchantAta] = await findAssociatedTokenPda({ owner: paid.merchant.address, mint: paid.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS })
     const signed = await signAsBuyer(prepared.transaction, buyer)
-    const checked = checkPaymentTransaction(signed, { feePayer: feePayer.address, mint: paid.mint, amount: PRICE, destinations: { token: merchantAta, token2022: merchantAta }, maxPriorityFeeLamports: 10_000n })
+    const checked = checkPaymentTransaction(signed, { feePayer: feePayer.address, mint: paid.mint, amount: PRICE, destinations: { token: merchantAta, token2022: merchantAta }, maxPriorityFeeLamports: 10_000n, x402Version: 2 })
     t.ok('transfer' in checked, 'our rules accept it')
     if ('transfer' in checked) {
       t.equal(checked.transfer.payer, buyer.address)
