@@ -19,7 +19,8 @@ export interface BridgeDeps {
   upstream: Client
   /** The merchant's manifest when the bridge was pointed at it: prices in tools/list, terms checked before paying. */
   manifest?: Manifest
-  signer: TransactionSigner
+  /** Absent for a dry run without a keypair: nothing is ever signed then. */
+  signer?: TransactionSigner
   ledger: SpendLedger
   options: Pick<BridgeOptions, 'maxPrice' | 'budget' | 'dryRun' | 'rpc'>
   /** One line to stderr: stdout is the protocol. */
@@ -129,6 +130,8 @@ export function createBridgeServer (deps: BridgeDeps): Server {
         `${overBudget ? 'that would pass today\'s budget' : 'within your limits'} (spent today: ${money(spent)}${options.budget === undefined ? '' : ` of ${money(options.budget)}`}). ` +
         'Nothing was paid: the bridge runs with --dry-run.')
     }
+    const signer = deps.signer
+    if (signer === undefined) return toolError(`NO_WALLET: ${name} costs ${money(price)}; the bridge has no keypair to pay with (--keypair); nothing was paid.`)
     let day: string
     try {
       day = ledger.hold(price)
@@ -144,7 +147,7 @@ export function createBridgeServer (deps: BridgeDeps): Server {
     }
     let payload
     try {
-      payload = await buildToolPayment(required, requirement, deps.signer, rpcUrl)
+      payload = await buildToolPayment(required, requirement, signer, rpcUrl)
     } catch (error) {
       ledger.release(day, price)
       if (isBuyerError(error)) return toolError(`PAYMENT_FAILED: ${error.message}.`)

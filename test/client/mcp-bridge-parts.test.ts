@@ -11,6 +11,8 @@ t.test('options: flags over TOKEN_MERCHANT_MCP_* variables, checked', async t =>
   t.same(bridgeOptions({}, env), { merchant: 'https://m.example/', keypair: '/k.json', maxPrice: undefined, budget: 500n, ledger: DEFAULT_LEDGER, dryRun: true, rpc: undefined })
   t.match(bridgeOptions({ budget: '7', 'max-price': '3', ledger: '/l.json', rpc: 'http://127.0.0.1:8899' }, env), { budget: 7n, maxPrice: 3n, ledger: '/l.json', rpc: 'http://127.0.0.1:8899/' })
   t.throws(() => bridgeOptions({}, { TOKEN_MERCHANT_MCP_KEYPAIR: '/k.json' }), new UsageError('mcp needs --merchant (or TOKEN_MERCHANT_MCP_MERCHANT)'))
+  t.throws(() => bridgeOptions({ merchant: 'https://m.example' }, {}), new UsageError('mcp needs --keypair (or TOKEN_MERCHANT_MCP_KEYPAIR)'), 'paying needs a wallet')
+  t.match(bridgeOptions({ merchant: 'https://m.example', 'dry-run': 'true' }, {}), { keypair: undefined, dryRun: true }, 'a dry run does not')
   t.throws(() => bridgeOptions({ 'max-price': '0.05' }, env), /--max-price \(TOKEN_MERCHANT_MCP_MAX_PRICE\) must be a whole number of base units/)
   t.throws(() => bridgeOptions({ merchant: 'ftp://m.example' }, env), /--merchant .* must be an absolute http\(s\) URL/)
   t.throws(() => bridgeOptions({}, { ...env, TOKEN_MERCHANT_MCP_DRY_RUN: 'yes' }), /must be true or false/)
