@@ -11,7 +11,7 @@ import { parseDocument, type Manifest } from '../documents.js'
 import { isBuyerError } from '../errors.js'
 import { buildToolPayment, checkToolRequirement, codeOf, isPaymentRequired, RETRYABLE, SettlementShape, structured, ToolPaymentRequiredShape } from '../mcp.js'
 import type { BridgeOptions } from './options.js'
-import { amountText, publicCluster, receiptLine } from './receipt.js'
+import { amountText, publicCluster, receiptLine, rpcServesPublicCluster } from './receipt.js'
 import { BudgetExceeded, type SpendLedger } from './spend-ledger.js'
 
 export interface BridgeDeps {
@@ -53,6 +53,13 @@ export function createBridgeServer (deps: BridgeDeps): Server {
   const { upstream, manifest, ledger, options, log } = deps
   const token = manifest === undefined ? undefined : { symbol: manifest.services[0]?.payment_token ?? 'tokens', decimals: manifest.payment_decimals }
   const money = (amount: bigint) => amountText(amount, token)
+  // Asked once per RPC and network: whether receipts may link to the public explorer.
+  const publicChains = new Map<string, Promise<boolean>>()
+  const servesPublicCluster = async (rpcUrl: string, network: string) => {
+    const key = `${rpcUrl} ${network}`
+    if (!publicChains.has(key)) publicChains.set(key, rpcServesPublicCluster(rpcUrl, network))
+    return await (publicChains.get(key) as Promise<boolean>)
+  }
   const upstreamInstructions = upstream.getInstructions()
   const server = new Server(
     { name: 'token-merchant-mcp-bridge', version: SERVICE_VERSION },
@@ -176,7 +183,8 @@ export function createBridgeServer (deps: BridgeDeps): Server {
         const receipt = parseDocument(SettlementShape, paid._meta?.[X402_PAYMENT_RESPONSE_META_KEY], `the settlement of ${name}`)
         const redelivered = paid._meta?.[REDELIVERED_META_KEY] === true
         ledger.record({ at: new Date().toISOString(), tool: name, amount: price.toString(), transaction: receipt.transaction, network: receipt.network })
-        const line = receiptLine({ amount: price, transaction: receipt.transaction, network: receipt.network, redelivered }, token)
+        const onPublicCluster = await servesPublicCluster(rpcUrl, receipt.network)
+        const line = receiptLine({ amount: price, transaction: receipt.transaction, network: receipt.network, redelivered, onPublicCluster }, token)
         log(`${name}: ${line}`)
         return { ...paid, content: [...paid.content, { type: 'text', text: line }] }
       }

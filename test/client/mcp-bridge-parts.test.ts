@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { UsageError } from '../../client/cli/exit-codes.js'
 import { bridgeOptions, DEFAULT_LEDGER } from '../../client/mcp-bridge/options.js'
-import { explorerLink, publicCluster, receiptLine } from '../../client/mcp-bridge/receipt.js'
+import { explorerLink, publicCluster, receiptLine, rpcServesPublicCluster } from '../../client/mcp-bridge/receipt.js'
+import { startLocalnet } from '@token-merchant/localnet'
 import { openSpendLedger } from '../../client/mcp-bridge/spend-ledger.js'
 
 t.test('options: flags over TOKEN_MERCHANT_MCP_* variables, checked', async t => {
@@ -18,6 +19,15 @@ t.test('options: flags over TOKEN_MERCHANT_MCP_* variables, checked', async t =>
   t.throws(() => bridgeOptions({}, { ...env, TOKEN_MERCHANT_MCP_DRY_RUN: 'yes' }), /must be true or false/)
 })
 
+t.test('receipt: a local chain that advertises devnet\'s name is told apart by its genesis hash', async t => {
+  const chain = await startLocalnet()
+  t.teardown(() => chain.stop())
+  t.equal(await rpcServesPublicCluster(chain.url, 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'), false)
+  t.equal(await rpcServesPublicCluster('http://127.0.0.1:9', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'), false, 'an RPC that does not answer: no link')
+  t.equal(await rpcServesPublicCluster('https://api.devnet.solana.com', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'), true, 'the cluster\'s public RPC, not asked')
+  t.equal(await rpcServesPublicCluster(chain.url, 'solana:local'), false)
+})
+
 t.test('receipt: explorer links on public clusters only', async t => {
   t.equal(publicCluster('solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1')?.name, 'devnet')
   t.equal(publicCluster('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d')?.rpcUrl, 'https://api.mainnet-beta.solana.com')
@@ -26,6 +36,8 @@ t.test('receipt: explorer links on public clusters only', async t => {
   t.equal(explorerLink('sig', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d'), 'https://explorer.solana.com/tx/sig')
   t.equal(receiptLine({ amount: 50_000n, transaction: 'sig', network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', redelivered: false }, { symbol: 'USDC', decimals: 6 }),
     'Paid 0.05 USDC (50000 base units); transaction sig (https://explorer.solana.com/tx/sig?cluster=devnet)')
+  t.equal(receiptLine({ amount: 50_000n, transaction: 'sig', network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', redelivered: false, onPublicCluster: false }, { symbol: 'USDC', decimals: 6 }),
+    'Paid 0.05 USDC (50000 base units); transaction sig', 'devnet\'s name on another chain: no link')
   t.equal(receiptLine({ amount: 7n, transaction: 'sig', network: 'solana:local', redelivered: true }),
     'Re-delivered (paid earlier, nothing charged again): 7 base units; transaction sig')
 })

@@ -87,7 +87,7 @@ t.test('paid calls within the limits pay once each; beyond them nothing is paid,
   t.notOk(bought.isError, text(bought))
   t.match(bought.structuredContent, { data: { mintSymbol: 'SOL' } })
   const receipt = bought._meta?.['x402/payment-response'] as { transaction: string }
-  t.match(bought.content.at(-1), { type: 'text', text: `Paid 0.05 USDC (50000 base units); transaction ${receipt.transaction} (https://explorer.solana.com/tx/${receipt.transaction}?cluster=devnet)` }, 'a short receipt line')
+  t.match(bought.content.at(-1), { type: 'text', text: `Paid 0.05 USDC (50000 base units); transaction ${receipt.transaction}` }, 'a short receipt line; no explorer link: devnet\'s name, but a local chain')
   t.equal(await m.merchantBalance() - before.merchant, 50_000n, 'paid once, on chain')
   t.equal(before.buyer - await m.tokenBalance(buyer.address), 50_000n)
 
