@@ -1,3 +1,5 @@
+// First: on a Node older than engines.node this stops with one sentence before anything else loads.
+import './lib/ops/supported-node.js'
 import closeWithGrace from 'close-with-grace'
 import fp from 'fastify-plugin'
 import app, { createServer } from './app.js'

@@ -67,7 +67,7 @@ const COMMANDS = {
       '      [--ledger <file>] [--dry-run] [--rpc <url>]\n' +
       '      a paying MCP server on stdio for an MCP host: the merchant\'s tools, x402 payments made within the limits\n' +
       '      (the daily budget is kept in the ledger, default ~/.token-merchant/mcp-ledger.json); --dry-run prices calls without\n' +
-      '      paying; every flag also as TOKEN_MERCHANT_MCP_<FLAG> (TOKEN_MERCHANT_MCP_MAX_PRICE, ...); logs go to stderr',
+      '      paying (and needs no --keypair); every flag also as TOKEN_MERCHANT_MCP_<FLAG> (TOKEN_MERCHANT_MCP_MAX_PRICE, ...); logs go to stderr',
     example: 'token-merchant mcp --merchant http://localhost:3000 --keypair buyer.json --max-price 100000 --budget 1000000'
   },
   register: {

@@ -11,7 +11,7 @@ import { parseDocument, type Manifest } from '../documents.js'
 import { isBuyerError } from '../errors.js'
 import { buildToolPayment, checkToolRequirement, codeOf, isPaymentRequired, RETRYABLE, SettlementShape, structured, ToolPaymentRequiredShape } from '../mcp.js'
 import type { BridgeOptions } from './options.js'
-import { amountText, publicCluster, receiptLine } from './receipt.js'
+import { amountText, publicCluster, receiptLine, rpcServesPublicCluster } from './receipt.js'
 import { BudgetExceeded, type SpendLedger } from './spend-ledger.js'
 
 export interface BridgeDeps {
@@ -19,7 +19,8 @@ export interface BridgeDeps {
   upstream: Client
   /** The merchant's manifest when the bridge was pointed at it: prices in tools/list, terms checked before paying. */
   manifest?: Manifest
-  signer: TransactionSigner
+  /** Absent for a dry run without a keypair: nothing is ever signed then. */
+  signer?: TransactionSigner
   ledger: SpendLedger
   options: Pick<BridgeOptions, 'maxPrice' | 'budget' | 'dryRun' | 'rpc'>
   /** One line to stderr: stdout is the protocol. */
@@ -52,6 +53,13 @@ export function createBridgeServer (deps: BridgeDeps): Server {
   const { upstream, manifest, ledger, options, log } = deps
   const token = manifest === undefined ? undefined : { symbol: manifest.services[0]?.payment_token ?? 'tokens', decimals: manifest.payment_decimals }
   const money = (amount: bigint) => amountText(amount, token)
+  // Asked once per RPC and network: whether receipts may link to the public explorer.
+  const publicChains = new Map<string, Promise<boolean>>()
+  const servesPublicCluster = async (rpcUrl: string, network: string) => {
+    const key = `${rpcUrl} ${network}`
+    if (!publicChains.has(key)) publicChains.set(key, rpcServesPublicCluster(rpcUrl, network))
+    return await (publicChains.get(key) as Promise<boolean>)
+  }
   const upstreamInstructions = upstream.getInstructions()
   const server = new Server(
     { name: 'token-merchant-mcp-bridge', version: SERVICE_VERSION },
@@ -129,6 +137,8 @@ export function createBridgeServer (deps: BridgeDeps): Server {
         `${overBudget ? 'that would pass today\'s budget' : 'within your limits'} (spent today: ${money(spent)}${options.budget === undefined ? '' : ` of ${money(options.budget)}`}). ` +
         'Nothing was paid: the bridge runs with --dry-run.')
     }
+    const signer = deps.signer
+    if (signer === undefined) return toolError(`NO_WALLET: ${name} costs ${money(price)}; the bridge has no keypair to pay with (--keypair); nothing was paid.`)
     let day: string
     try {
       day = ledger.hold(price)
@@ -144,7 +154,7 @@ export function createBridgeServer (deps: BridgeDeps): Server {
     }
     let payload
     try {
-      payload = await buildToolPayment(required, requirement, deps.signer, rpcUrl)
+      payload = await buildToolPayment(required, requirement, signer, rpcUrl)
     } catch (error) {
       ledger.release(day, price)
       if (isBuyerError(error)) return toolError(`PAYMENT_FAILED: ${error.message}.`)
@@ -173,7 +183,8 @@ export function createBridgeServer (deps: BridgeDeps): Server {
         const receipt = parseDocument(SettlementShape, paid._meta?.[X402_PAYMENT_RESPONSE_META_KEY], `the settlement of ${name}`)
         const redelivered = paid._meta?.[REDELIVERED_META_KEY] === true
         ledger.record({ at: new Date().toISOString(), tool: name, amount: price.toString(), transaction: receipt.transaction, network: receipt.network })
-        const line = receiptLine({ amount: price, transaction: receipt.transaction, network: receipt.network, redelivered }, token)
+        const onPublicCluster = await servesPublicCluster(rpcUrl, receipt.network)
+        const line = receiptLine({ amount: price, transaction: receipt.transaction, network: receipt.network, redelivered, onPublicCluster }, token)
         log(`${name}: ${line}`)
         return { ...paid, content: [...paid.content, { type: 'text', text: line }] }
       }

@@ -7,7 +7,8 @@ import { UsageError } from '../cli/exit-codes.js'
 export interface BridgeOptions {
   /** The merchant's manifest (or its origin), or its MCP endpoint directly. */
   merchant: string
-  keypair: string
+  /** The buyer's keypair file; not needed for a dry run. */
+  keypair?: string
   /** Most a single call may cost, in base units; no limit when absent. */
   maxPrice?: bigint
   /** Most all calls of a UTC day may cost together, in base units; no limit when absent. */
@@ -40,7 +41,7 @@ function httpUrl (value: string, flag: string): string {
   }
 }
 
-/** Flags over environment variables; a missing merchant or keypair is a usage error naming both spellings. */
+/** Flags over environment variables; a missing merchant (or keypair, unless a dry run) is a usage error naming both spellings. */
 export function bridgeOptions (flags: Record<string, string>, env: NodeJS.ProcessEnv = process.env): BridgeOptions {
   const value = (flag: typeof BRIDGE_FLAGS[number]) => flags[flag] ?? (env[envName(flag)] === '' ? undefined : env[envName(flag)])
   const required = (flag: 'merchant' | 'keypair') => {
@@ -53,13 +54,15 @@ export function bridgeOptions (flags: Record<string, string>, env: NodeJS.Proces
   const rpc = value('rpc')
   const dryRun = value('dry-run')
   if (dryRun !== undefined && !['true', 'false', '1', '0'].includes(dryRun)) throw new UsageError(`${envName('dry-run')} must be true or false, got "${dryRun}"`)
+  const dry = dryRun === 'true' || dryRun === '1'
   return {
     merchant: httpUrl(required('merchant'), 'merchant'),
-    keypair: required('keypair'),
+    // A dry run pays nothing, so it signs nothing: it prices the calls before any wallet exists.
+    keypair: dry ? value('keypair') : required('keypair'),
     maxPrice: maxPrice === undefined ? undefined : baseUnits(maxPrice, 'max-price'),
     budget: budget === undefined ? undefined : baseUnits(budget, 'budget'),
     ledger: value('ledger') ?? DEFAULT_LEDGER,
-    dryRun: dryRun === 'true' || dryRun === '1',
+    dryRun: dry,
     rpc: rpc === undefined ? undefined : httpUrl(rpc, 'rpc')
   }
 }

@@ -1,3 +1,4 @@
+import { createSolanaRpc } from '@solana/kit'
 import { formatTokenAmount } from '../../lib/payment/catalog.js'
 import { NETWORKS } from '../../lib/solana/networks.js'
 
@@ -23,9 +24,25 @@ export function amountText (amount: bigint, token?: { symbol: string, decimals: 
   return token === undefined ? `${amount} base units` : `${formatTokenAmount(amount, token.decimals)} ${token.symbol} (${amount} base units)`
 }
 
-/** The short line a paid result ends with: what it cost, the transaction, where to see it. */
-export function receiptLine (payment: { amount: bigint, transaction: string, network: string, redelivered: boolean }, token?: { symbol: string, decimals: number }): string {
-  const link = explorerLink(payment.transaction, payment.network)
+/**
+ * Whether `rpcUrl` serves the public cluster `network` names (its genesis hash). A merchant on a local
+ * chain advertises devnet's name (official clients know only the public clusters): its receipts
+ * must not link to the devnet explorer, where the transaction does not exist.
+ */
+export async function rpcServesPublicCluster (rpcUrl: string, network: string): Promise<boolean> {
+  const cluster = publicCluster(network)
+  if (cluster === undefined) return false
+  if (rpcUrl === cluster.rpcUrl) return true
+  try {
+    return await createSolanaRpc(rpcUrl).getGenesisHash().send({ abortSignal: AbortSignal.timeout(5000) }) === NETWORKS[cluster.name].genesisHash
+  } catch {
+    return false
+  }
+}
+
+/** The short line a paid result ends with: what it cost, the transaction, where to see it (when `onPublicCluster`). */
+export function receiptLine (payment: { amount: bigint, transaction: string, network: string, redelivered: boolean, onPublicCluster?: boolean }, token?: { symbol: string, decimals: number }): string {
+  const link = payment.onPublicCluster === false ? undefined : explorerLink(payment.transaction, payment.network)
   const what = payment.redelivered ? `Re-delivered (paid earlier, nothing charged again): ${amountText(payment.amount, token)}` : `Paid ${amountText(payment.amount, token)}`
   return `${what}; transaction ${payment.transaction}${link === undefined ? '' : ` (${link})`}`
 }

@@ -24,7 +24,7 @@ async function resolveMerchant (merchant: string): Promise<{ mcpUrl: string, man
 export async function runBridge (options: BridgeOptions, log: (line: string) => void): Promise<void> {
   let signer
   try {
-    signer = await loadKeypairSigner(options.keypair)
+    signer = options.keypair === undefined ? undefined : await loadKeypairSigner(options.keypair)
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
@@ -36,7 +36,7 @@ export async function runBridge (options: BridgeOptions, log: (line: string) => 
   }
   const { mcpUrl, manifest } = await resolveMerchant(options.merchant)
   const upstream = await connectMerchantMcp(mcpUrl)
-  log(`token-merchant mcp: ${manifest?.name ?? mcpUrl} at ${mcpUrl}; buyer ${signer.address}; ` +
+  log(`token-merchant mcp: ${manifest?.name ?? mcpUrl} at ${mcpUrl}; ${signer === undefined ? 'no wallet' : `buyer ${signer.address}`}; ` +
     `${options.dryRun ? 'dry run (nothing is paid)' : `max per call ${options.maxPrice ?? 'none'}, daily budget ${options.budget ?? 'none'} (spent today ${ledger.spentToday()})`}; ledger ${options.ledger}`)
 
   const server = createBridgeServer({ upstream, manifest, signer, ledger, options, log })

@@ -7,6 +7,7 @@ import { maskDatabaseUrl } from '../../db/database-url.js'
 import { readKeypairAddress } from '../solana/keypair-file.js'
 import { NetworkMismatchError } from '../solana/network-check.js'
 import { createRpcConnection, servesAs } from '../solana/rpc-connection.js'
+import { listenProblem } from './listen-problem.js'
 import { killTimeoutProblem, SHUTDOWN_TAIL_MS } from './shutdown-grace.js'
 
 /** The longest any one network check may take: a check before a reload must not hang it. */
@@ -115,6 +116,30 @@ async function checkDatabase (plan: ConfigPlan, offline: boolean): Promise<Check
   }
 }
 
+/** Whether a token-merchant answers on the port (its liveness document), as under PM2 before a reload. */
+async function merchantAnswers (port: number, host: string): Promise<boolean> {
+  const where = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host
+  try {
+    const res = await fetch(`http://${where}:${port}/health/live`, { signal: AbortSignal.timeout(2000) })
+    return res.ok && (await res.json() as { status?: unknown }).status === 'ok'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The address, probed as start-up probes it. A port held by a running token-merchant is a warning,
+ * not a problem: that is what PM2's reload (which runs this check first) replaces.
+ */
+async function checkPort (plan: ConfigPlan): Promise<CheckOutcome> {
+  const problem = await listenProblem(plan.PORT, plan.HOST)
+  if (problem === undefined) return { check: 'port', outcome: 'ok', detail: plan.PORT === 0 ? 'PORT 0: a free port is picked at start' : `${plan.HOST}:${plan.PORT} is free` }
+  if (problem.includes('EADDRINUSE') && await merchantAnswers(plan.PORT, plan.HOST)) {
+    return { check: 'port', outcome: 'warning', detail: `${plan.HOST}:${plan.PORT} is held by a running token-merchant (it answers /health/live): a PM2 reload takes it over; another service could not start there` }
+  }
+  return { check: 'port', outcome: 'problem', detail: problem }
+}
+
 /** The RPCs (genesis hash of the configured cluster) and the fee payer's balance. */
 async function checkChain (plan: ConfigPlan, offline: boolean): Promise<CheckOutcome[]> {
   if (offline) return [{ check: 'rpc', outcome: 'skipped', detail: 'RPC genesis and fee payer balance (--offline)' }]
@@ -154,7 +179,7 @@ async function checkChain (plan: ConfigPlan, offline: boolean): Promise<CheckOut
 /**
  * Everything start-up validates, without starting: .env and the environment read as the service
  * reads them (planFromEnvironment, which loads .env into process.env), keypairs, PM2's
- * kill_timeout (PM2_KILL_TIMEOUT_MS, as ecosystem.config.cjs reads it),
+ * kill_timeout (PM2_KILL_TIMEOUT_MS, as ecosystem.config.cjs reads it), whether HOST:PORT can be listened on,
  * then (unless offline) the database, the RPCs' genesis hashes and the fee payer's balance, each
  * bounded by a short timeout. Writes nothing.
  */
@@ -176,8 +201,8 @@ export async function checkConfig (options: { offline: boolean }, env: NodeJS.Pr
     ? undefined
     : killTimeoutProblem({ pm_id: 'check-config', kill_timeout: env.PM2_KILL_TIMEOUT_MS }, plan.closeGraceMs + SHUTDOWN_TAIL_MS)
   if (killTimeout !== undefined) checks.push({ check: 'pm2', outcome: 'problem', detail: killTimeout })
-  const [database, chain] = await Promise.all([checkDatabase(plan, options.offline), checkChain(plan, options.offline)])
-  checks.push(database, ...chain)
+  const [port, database, chain] = await Promise.all([checkPort(plan), checkDatabase(plan, options.offline), checkChain(plan, options.offline)])
+  checks.push(port, database, ...chain)
   return { ok: checks.every(check => check.outcome !== 'problem'), effective: effectiveLines(plan), checks }
 }
 

@@ -49,13 +49,20 @@ export function createFeePayerMonitor (options: {
   }
 }
 
+/** A token account with the extensions an associated one gets (Token-2022's ImmutableOwner: 170 bytes). */
+const TOKEN_ACCOUNT_BYTES = 170n
+/** The creating transaction's fee, with room for a priority fee. */
+const CREATE_FEE_LAMPORTS = 10_000n
+
 /**
  * Creates payTo's associated token account for the mint if it is missing, paid by the fee payer:
  * official clients add no create-account instruction, so without it their transfers fail.
- * Idempotent (the instruction is, and an existing account is left alone). Returns what happened.
+ * Idempotent (the instruction is, and an existing account is left alone). Returns what happened;
+ * `needsLamports` when the fee payer cannot pay for it yet (nothing was sent), so that the caller
+ * can create it as soon as the fee payer is funded.
  */
 export async function ensureMerchantTokenAccount (options: { rpc: SolanaRpc, feePayer: KeyPairSigner, payTo: Address, mint: Address, timeoutMs: number }):
-Promise<'exists' | 'created' | { problem: string }> {
+Promise<'exists' | 'created' | { problem: string, account?: Address, needsLamports?: bigint }> {
   const { rpc, feePayer, payTo, mint } = options
   const mintAccount = (await rpc.getAccountInfo(mint, { encoding: 'base64' }).send()).value
   if (mintAccount === null) return { problem: `the payment mint ${mint} does not exist on this cluster` }
@@ -63,6 +70,14 @@ Promise<'exists' | 'created' | { problem: string }> {
   if (tokenProgram !== TOKEN_PROGRAM && tokenProgram !== TOKEN_2022_PROGRAM) return { problem: `${mint} is not a token mint` }
   const [ata] = await findAssociatedTokenPda({ owner: payTo, mint, tokenProgram })
   if ((await rpc.getAccountInfo(ata, { encoding: 'base64' }).send()).value !== null) return 'exists'
+  const [rent, { value: lamports }] = await Promise.all([
+    rpc.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_BYTES).send(),
+    rpc.getBalance(feePayer.address).send()
+  ])
+  const needsLamports = rent + CREATE_FEE_LAMPORTS
+  if (lamports < needsLamports) {
+    return { problem: `the fee payer ${feePayer.address} holds ${lamports} lamports; creating ${ata} needs about ${needsLamports}`, account: ata, needsLamports }
+  }
 
   const { value: blockhash } = await rpc.getLatestBlockhash().send()
   const message = pipe(

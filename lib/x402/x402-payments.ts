@@ -62,6 +62,8 @@ export interface X402PaymentsOptions {
   payerFailures: PayerFailureBudget
   /** Resolves once the RPC is known to serve the configured cluster; throws otherwise. */
   ensureNetwork?: () => Promise<void>
+  /** While payTo's token account does not exist yet: why, and what it waits for (a simulation then fails through no fault of the buyer's). */
+  payToAccountMissing?: () => string | undefined
   /** A spent payment's kept answer, when this request may have it again. */
   redeliveryOf: RedeliveryOf
 }
@@ -141,8 +143,11 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     const detail = verdict.invalidMessage
     if (isBlockhashExpired(detail)) return refusal('X402_BLOCKHASH_EXPIRED', 'the transaction\'s blockhash is too old to land; build a new transaction')
     if (isFeePayerUnfunded(detail)) return feePayerUnfunded()
+    const code = codeOfInvalidReason(verdict.invalidReason)
+    const accountMissing = code === 'X402_SIMULATION_FAILED' ? options.payToAccountMissing?.() : undefined
+    if (accountMissing !== undefined) return refusal(code, `${accountMissing}; nothing moved`)
     // The reason is the library's stable identifier; the node's free-text detail is not passed on.
-    return refusal(codeOfInvalidReason(verdict.invalidReason), `the payment was refused (${verdict.invalidReason}); nothing moved`)
+    return refusal(code, `the payment was refused (${verdict.invalidReason}); nothing moved`)
   }
 
   /** v2 binds a payload to the resource it was offered for; v1 payloads carry none (they cannot be bound). */

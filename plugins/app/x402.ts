@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin'
 import { ConfigError } from '../../config.js'
-import { loggableError } from '../../lib/errors/loggable-error.js'
 import { createRedelivery } from '../../lib/delivery/redelivery.js'
 import { loadKeypairWithNodeKey, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
 import { createFeePayerMonitor, ensureMerchantTokenAccount, type FeePayerState } from '../../lib/x402/fee-payer.js'
 import { x402Network } from '../../lib/x402/networks.js'
 import { createPayerFailureBudget } from '../../lib/x402/payer-failures.js'
+import { keepMerchantTokenAccount } from '../../lib/x402/token-account-keeper.js'
 import { createX402Payments, type X402Payments } from '../../lib/x402/x402-payments.js'
 
 declare module 'fastify' {
@@ -21,7 +21,7 @@ declare module 'fastify' {
 
 const BALANCE_CHECK_MS = 60_000
 const BALANCE_AFTER_SETTLE_MS = 10_000
-const TOKEN_ACCOUNT_RETRY_MS = 30_000
+const FIRST_CHECK_RETRY_MS = 2_000
 
 export default fp(async (fastify) => {
   const { config, store, solana } = fastify
@@ -57,7 +57,8 @@ export default fp(async (fastify) => {
       onBlocked: (payer, failures) => fastify.log.warn({ payer, failures, windowSeconds: config.X402_PAYER_FAILURE_WINDOW_SECONDS },
         'a paying wallet used up its budget of failed x402 settlements; it is refused (429 PAYER_BLOCKED) until the window moves on')
     }),
-    ensureNetwork: async () => await solana.health.ensureVerified(error => fastify.log.fatal(error.message))
+    ensureNetwork: async () => await solana.health.ensureVerified(error => fastify.log.fatal(error.message)),
+    payToAccountMissing: () => tokenAccount.missing()
   })
 
   const monitor = createFeePayerMonitor({ rpc: solana.rpc, address: feePayer.address, minLamports: BigInt(config.X402_FEE_PAYER_MIN_LAMPORTS), log: fastify.log })
@@ -81,23 +82,26 @@ export default fp(async (fastify) => {
 
   // Neither check holds up the start: an unreachable RPC or an unfunded fee payer only delays
   // the standard flow, never the service.
-  checkBalance()
+  // A first read that failed (a node slow at start) is tried again soon rather than at the next minute.
+  const firstCheck = () => { monitor.check().then(state => { if (state === 'unchecked' && !closed) firstTimer = setTimeout(firstCheck, FIRST_CHECK_RETRY_MS).unref() }, () => {}) }
+  let firstTimer: NodeJS.Timeout | undefined
+  let closed = false
+  lastBalanceCheck = Date.now()
+  firstCheck()
   const balanceTimer = setInterval(checkBalance, BALANCE_CHECK_MS).unref()
-  let accountTimer: NodeJS.Timeout | undefined
-  const ensureAccount = () => {
-    ensureMerchantTokenAccount({ rpc: solana.rpc, feePayer, payTo: config.paymentAddress, mint: config.paymentMint, timeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS })
-      .then(outcome => {
-        if (outcome === 'created') fastify.log.info({ payTo: config.paymentAddress, mint: config.paymentMint }, 'created the merchant token account x402 payments go to')
-        if (typeof outcome === 'object') throw new Error(outcome.problem)
-      })
-      .catch((error: unknown) => {
-        fastify.log.warn({ error: loggableError(error), retryInMs: TOKEN_ACCOUNT_RETRY_MS }, 'the merchant token account for x402 payments could not be checked or created; official x402 clients cannot pay until it exists')
-        accountTimer = setTimeout(ensureAccount, TOKEN_ACCOUNT_RETRY_MS).unref()
-      })
-  }
-  ensureAccount()
+  const tokenAccount = keepMerchantTokenAccount({
+    ensure: async () => await ensureMerchantTokenAccount({ rpc: solana.rpc, feePayer, payTo: config.paymentAddress, mint: config.paymentMint, timeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS }),
+    balance: async () => {
+      await monitor.check()
+      return monitor.lamports()
+    },
+    feePayer: feePayer.address,
+    log: fastify.log
+  })
   fastify.addHook('onClose', async () => {
+    closed = true
     clearInterval(balanceTimer)
-    clearTimeout(accountTimer)
+    clearTimeout(firstTimer)
+    tokenAccount.stop()
   })
 }, { name: 'x402', fastify: '5.x', dependencies: ['config', 'store', 'solana'] })

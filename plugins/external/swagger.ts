@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import { SERVICE_VERSION } from '../../project.js'
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
+import { entityTag, noneMatchHits } from '../../lib/http/entity-tag.js'
 import { finishDocument } from '../../lib/manifest/openapi-discovery.js'
 import { productTerms } from '../../lib/manifest/payment-terms.js'
 
@@ -67,5 +68,16 @@ export default fp(async (fastify) => {
       }
     }
   })
-  fastify.get('/openapi.json', { schema: { hide: true } }, async () => fastify.swagger())
+  // 189 KB, the same bytes for the life of the process: serialized once, with an entity tag so that a
+  // generator or crawler polling it gets a 304; caches may keep it five minutes, as the discovery documents.
+  let served: { text: string, tag: string } | undefined
+  fastify.get('/openapi.json', { schema: { hide: true } }, async (request, reply) => {
+    if (served === undefined) {
+      const text = JSON.stringify(fastify.swagger())
+      served = { text, tag: entityTag(text) }
+    }
+    reply.header('etag', served.tag).header('cache-control', 'public, max-age=300')
+    if (noneMatchHits(request.headers['if-none-match'], served.tag)) return await reply.code(304).send()
+    return await reply.type('application/json; charset=utf-8').send(served.text)
+  })
 }, { name: 'swagger', fastify: '5.x' })

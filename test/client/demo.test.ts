@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { runDemo } from '../../demo/demo.js'
 import { PROJECT_ROOT } from '../../project.js'
+import { killOnExit } from '../fixtures/stop-on-exit.js'
 
 const SIGNATURE = /signature ([1-9A-HJ-NP-Za-km-z]{64,88})/g
 
@@ -52,7 +53,10 @@ t.test('runDemo: the whole flow on real processes over real HTTP, in the specifi
 
 t.test('npm run demo (demo/run-demo.ts) exits 0 and leaves no process behind', async t => {
   const loader = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href
-  const child = spawn(process.execPath, ['--import', loader, join(PROJECT_ROOT, 'demo', 'run-demo.ts')], { stdio: ['ignore', 'pipe', 'pipe'] })
+  // Its own process group: if this test dies first, the demo and what it started (chain, prices, merchant) go with it.
+  const child = spawn(process.execPath, ['--import', loader, join(PROJECT_ROOT, 'demo', 'run-demo.ts')], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  killOnExit(child, { group: true })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid as number), 'SIGKILL') })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })

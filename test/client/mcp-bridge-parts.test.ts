@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { UsageError } from '../../client/cli/exit-codes.js'
 import { bridgeOptions, DEFAULT_LEDGER } from '../../client/mcp-bridge/options.js'
-import { explorerLink, publicCluster, receiptLine } from '../../client/mcp-bridge/receipt.js'
+import { explorerLink, publicCluster, receiptLine, rpcServesPublicCluster } from '../../client/mcp-bridge/receipt.js'
+import { startLocalnet } from '@token-merchant/localnet'
 import { openSpendLedger } from '../../client/mcp-bridge/spend-ledger.js'
 
 t.test('options: flags over TOKEN_MERCHANT_MCP_* variables, checked', async t => {
@@ -11,9 +12,20 @@ t.test('options: flags over TOKEN_MERCHANT_MCP_* variables, checked', async t =>
   t.same(bridgeOptions({}, env), { merchant: 'https://m.example/', keypair: '/k.json', maxPrice: undefined, budget: 500n, ledger: DEFAULT_LEDGER, dryRun: true, rpc: undefined })
   t.match(bridgeOptions({ budget: '7', 'max-price': '3', ledger: '/l.json', rpc: 'http://127.0.0.1:8899' }, env), { budget: 7n, maxPrice: 3n, ledger: '/l.json', rpc: 'http://127.0.0.1:8899/' })
   t.throws(() => bridgeOptions({}, { TOKEN_MERCHANT_MCP_KEYPAIR: '/k.json' }), new UsageError('mcp needs --merchant (or TOKEN_MERCHANT_MCP_MERCHANT)'))
+  t.throws(() => bridgeOptions({ merchant: 'https://m.example' }, {}), new UsageError('mcp needs --keypair (or TOKEN_MERCHANT_MCP_KEYPAIR)'), 'paying needs a wallet')
+  t.match(bridgeOptions({ merchant: 'https://m.example', 'dry-run': 'true' }, {}), { keypair: undefined, dryRun: true }, 'a dry run does not')
   t.throws(() => bridgeOptions({ 'max-price': '0.05' }, env), /--max-price \(TOKEN_MERCHANT_MCP_MAX_PRICE\) must be a whole number of base units/)
   t.throws(() => bridgeOptions({ merchant: 'ftp://m.example' }, env), /--merchant .* must be an absolute http\(s\) URL/)
   t.throws(() => bridgeOptions({}, { ...env, TOKEN_MERCHANT_MCP_DRY_RUN: 'yes' }), /must be true or false/)
+})
+
+t.test('receipt: a local chain that advertises devnet\'s name is told apart by its genesis hash', async t => {
+  const chain = await startLocalnet()
+  t.teardown(() => chain.stop())
+  t.equal(await rpcServesPublicCluster(chain.url, 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'), false)
+  t.equal(await rpcServesPublicCluster('http://127.0.0.1:9', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'), false, 'an RPC that does not answer: no link')
+  t.equal(await rpcServesPublicCluster('https://api.devnet.solana.com', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'), true, 'the cluster\'s public RPC, not asked')
+  t.equal(await rpcServesPublicCluster(chain.url, 'solana:local'), false)
 })
 
 t.test('receipt: explorer links on public clusters only', async t => {
@@ -24,6 +36,8 @@ t.test('receipt: explorer links on public clusters only', async t => {
   t.equal(explorerLink('sig', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d'), 'https://explorer.solana.com/tx/sig')
   t.equal(receiptLine({ amount: 50_000n, transaction: 'sig', network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', redelivered: false }, { symbol: 'USDC', decimals: 6 }),
     'Paid 0.05 USDC (50000 base units); transaction sig (https://explorer.solana.com/tx/sig?cluster=devnet)')
+  t.equal(receiptLine({ amount: 50_000n, transaction: 'sig', network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', redelivered: false, onPublicCluster: false }, { symbol: 'USDC', decimals: 6 }),
+    'Paid 0.05 USDC (50000 base units); transaction sig', 'devnet\'s name on another chain: no link')
   t.equal(receiptLine({ amount: 7n, transaction: 'sig', network: 'solana:local', redelivered: true }),
     'Re-delivered (paid earlier, nothing charged again): 7 base units; transaction sig')
 })

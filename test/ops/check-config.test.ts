@@ -2,6 +2,7 @@
 // address nothing listens on. The pm2 reload it guards is in test/ops/pm2.test.ts.
 import { execFile } from 'node:child_process'
 import { chmodSync, existsSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
@@ -9,7 +10,7 @@ import { checkConfig, formatConfigCheck, maskUrl } from '../../lib/ops/check-con
 import { writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { startPaidChain } from '../fixtures/paid-chain.js'
 import { createFeePayer } from '../fixtures/x402-merchant.js'
-import { testEnv, UNREACHABLE_URL } from '../helper.js'
+import { build, testEnv, UNREACHABLE_URL } from '../helper.js'
 import { PROJECT_ROOT } from '../../project.js'
 
 const LOADER = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href
@@ -17,7 +18,8 @@ const LOADER = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', '
 t.test('check-config: what start-up validates, without starting or writing anything', async t => {
   const paid = await startPaidChain(t)
   const { feePayer, feePayerPath } = await createFeePayer(t, paid)
-  const base = testEnv(t, { ...paid.env, X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath, PRICE_API_KEY: 'jupiter-secret-key', PRICE_API_URL: 'https://api.example/?key=abc' })
+  // PORT 0: the default 3000 may be anyone's on a shared machine; the port test below takes its own.
+  const base = testEnv(t, { ...paid.env, PORT: '0', X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath, PRICE_API_KEY: 'jupiter-secret-key', PRICE_API_URL: 'https://api.example/?key=abc' })
   const outcomes = (report: Awaited<ReturnType<typeof checkConfig>>) => Object.fromEntries(report.checks.map(c => [c.check, c.outcome]))
 
   t.test('a good configuration: ok, the effective settings printed with secrets masked', async t => {
@@ -51,6 +53,25 @@ t.test('check-config: what start-up validates, without starting or writing anyth
     const offline = await checkConfig({ offline: true }, { ...base, SOLANA_RPC_URL: UNREACHABLE_URL })
     t.ok(offline.ok)
     t.match(outcomes(offline), { rpc: 'skipped' })
+  })
+
+  t.test('a port in use: a problem, as at start-up; held by a running token-merchant: a warning (what a PM2 reload replaces)', async t => {
+    const other = createServer()
+    await new Promise<void>(resolve => other.listen({ port: 0, host: '127.0.0.1' }, resolve))
+    t.teardown(() => { other.close() })
+    const taken = (other.address() as AddressInfo).port
+    const report = await checkConfig({ offline: true }, { ...base, HOST: '127.0.0.1', PORT: String(taken) })
+    t.notOk(report.ok)
+    t.match(report.checks.find(c => c.check === 'port'), { outcome: 'problem', detail: `PORT: 127.0.0.1:${taken} is in use by another process (EADDRINUSE); stop it or choose another PORT` })
+
+    const running = await build(t, base)
+    const url = new URL(await running.listen({ port: 0, host: '127.0.0.1' }))
+    const reload = await checkConfig({ offline: true }, { ...base, HOST: '0.0.0.0', PORT: url.port })
+    t.ok(reload.ok, formatConfigCheck(reload))
+    t.match(reload.checks.find(c => c.check === 'port'), { outcome: 'warning', detail: /^0\.0\.0\.0:\d+ is held by a running token-merchant \(it answers \/health\/live\): a PM2 reload takes it over/ })
+
+    const free = await checkConfig({ offline: true }, base)
+    t.match(free.checks.find(c => c.check === 'port'), { outcome: 'ok', detail: 'PORT 0: a free port is picked at start' })
   })
 
   t.test('keypairs and PM2\'s kill timeout, as start-up judges them', async t => {
@@ -89,7 +110,7 @@ t.test('as a process: token-merchant check-config reads .env from the working di
   t.equal(bad.code, 1)
   t.match(bad.stdout, /PROBLEM settings: LOG_LEVEL: "verbose" is not one of/)
 
-  writeFileSync(join(dir, '.env'), 'PRICE_API_KEY=dotenv-secret\n')
+  writeFileSync(join(dir, '.env'), 'PRICE_API_KEY=dotenv-secret\nPORT=0\n')
   const good = await cli('--offline', '--json')
   t.equal(good.code, 0, good.stdout)
   const report = JSON.parse(good.stdout) as { ok: boolean, result: { effective: string[] } }

@@ -12,6 +12,7 @@ import t from 'tap'
 import { PRICE_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
 import { PROJECT_ROOT } from '../../project.js'
 import { startLoad } from '../fixtures/http-load.js'
+import { stopOnExit } from '../fixtures/stop-on-exit.js'
 import { proofHeaders, startPaidChain } from '../fixtures/paid-chain.js'
 
 const PM2 = join(PROJECT_ROOT, 'node_modules', 'pm2', 'bin', 'pm2')
@@ -126,8 +127,8 @@ t.test('under PM2: start from anywhere, reload under load, metrics, stop with a 
     }
   }
   t.teardown(kill)
-  // Even when the test is cut short (a timeout ends the process without teardowns), the daemon goes.
-  process.once('exit', kill)
+  // Even when the test is cut short (a crash, tap's timeout, Ctrl-C), the daemon goes.
+  stopOnExit(kill)
   // The JSON is the last line (a fresh PM2_HOME makes PM2 print its banner first).
   const processes = async () => JSON.parse((await pm2('jlist')).stdout.trim().split('\n').at(-1) ?? '[]') as Pm2Process[]
   async function waitOnline (exclude: number[] = []) {

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
+import { killOnExit } from '../fixtures/stop-on-exit.js'
 import { SERVER_NODE_ARGS, spawnServer } from '../fixtures/server-process.js'
 import { testEnv } from '../helper.js'
 
@@ -57,6 +58,7 @@ t.test('PM2\'s shutdown message drains and exits 0 like a signal', async (t) => 
   const env = testEnv(t, { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' })
   const child = spawn(process.execPath, SERVER_NODE_ARGS, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
   t.teardown(() => { child.kill('SIGKILL') })
+  killOnExit(child)
   let stdout = ''
   child.stdout?.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   const [message] = await once(child, 'message') as [unknown]
