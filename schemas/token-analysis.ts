@@ -158,14 +158,37 @@ export const TokenMetadata = Type.Object({
 export const TokenIssuer = Type.Object({
   name: Type.String({ description: 'company that issues the token', examples: ['Circle'] }),
   asset: Type.String({ description: 'what the token is', examples: ['USDC'] }),
-  trust_assumption: Type.String({ description: 'what a holder relies on the issuer for' })
+  trust_assumption: Type.String({ description: 'what a holder relies on the issuer for (the same sentence for every issuer)' }),
+  source: Type.String({ description: 'where the issuer publishes this mint address' })
 }, { $id: 'TokenIssuer', additionalProperties: false, description: 'Known central issuer of a stablecoin, identified by mint address.' })
+
+export const AUTHORITY_POWERS = [
+  'mint', 'freeze', 'permanent_delegate', 'transfer_fee_config', 'transfer_fee_withdraw', 'transfer_hook', 'metadata_update',
+  'metadata_pointer', 'pause', 'close', 'confidential_transfer', 'scaled_ui_amount', 'interest_rate', 'permissioned_burn'
+] as const
+export const AUTHORITY_KINDS = ['wallet', 'token_multisig', 'squads_multisig', 'program', 'executable', 'unknown'] as const
+
+export const AuthorityPower = Type.Object({
+  power: Type.Union(AUTHORITY_POWERS.map(power => Type.Literal(power)), {
+    description: 'the power: mint, freeze, permanent_delegate, transfer_fee_config and transfer_fee_withdraw (transfer-fee extension), transfer_hook (can replace the hook program), metadata_update, metadata_pointer, pause, close (mint close), confidential_transfer, scaled_ui_amount, interest_rate, permissioned_burn'
+  }),
+  address: Address('the address holding the power'),
+  kind: Type.Union(AUTHORITY_KINDS.map(kind => Type.Literal(kind)), {
+    description: 'who that address is: wallet (on the ed25519 curve: one private key), token_multisig (an SPL Token or Token-2022 multisig account: `threshold` of `signers`), squads_multisig (an account of the Squads v3 or v4 program), program (off the curve: only a program can sign; `program_name` when known), executable (a program account), unknown (its account could not be read)'
+  }),
+  evidence: Type.String({ description: 'what the kind was read from, in one sentence' }),
+  account_owner: Nullable(Address('program owning the account at the address; null when no account exists there or it could not be read')),
+  program_name: Type.Optional(Type.String({ description: 'the program that signs for the address or owns its account, when the account or a known derivation says so' })),
+  threshold: Type.Optional(Type.Integer({ minimum: 0, description: 'multisigs: signatures needed' })),
+  signers: Type.Optional(Type.Array(Address('a signer'), { description: 'multisigs: the keys that can sign (Squads: members with the vote permission)' }))
+}, { $id: 'AuthorityPower', additionalProperties: false, description: 'One power over the token and who holds it, read from the holder\'s account on chain.' })
 
 export const TokenAuthorities = Type.Object({
   mint_authority_disabled: Type.Boolean({ description: 'true when nobody can mint more tokens' }),
   freeze_authority_disabled: Type.Boolean({ description: 'true when nobody can freeze token accounts' }),
   mint_authority: Type.Optional(Address('who can mint; present only when not disabled')),
-  freeze_authority: Type.Optional(Address('who can freeze accounts; present only when not disabled'))
+  freeze_authority: Type.Optional(Address('who can freeze accounts; present only when not disabled')),
+  powers: Type.Array(ref(AuthorityPower), { description: 'every live power (mint and freeze authority, the extensions\' authorities, the metadata update authority), each with the kind of its holder and the evidence; the weights of their findings depend on the kind' })
 }, { $id: 'TokenAuthorities', additionalProperties: false })
 
 const Usd = (description: string) => Nullable(Type.Number({ description: `${description}, in USD; null when the source gives none` }))
@@ -357,6 +380,7 @@ export type HolderDistributionBody = Static<typeof HolderDistribution>
 export type TokenExtensionBody = Static<typeof TokenExtension>
 export type TokenMetadataBody = Static<typeof TokenMetadata>
 export type TokenIssuerBody = Static<typeof TokenIssuer>
+export type AuthorityPowerBody = Static<typeof AuthorityPower>
 export type TokenAnalysisBody = Static<typeof TokenAnalysis>
 export type MarketBody = Static<typeof Market>
 export type SellCheckBody = Static<typeof SellCheck>

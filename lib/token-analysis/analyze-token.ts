@@ -13,6 +13,8 @@ import { assessRisks, riskScore } from './score.js'
 import { checkSale, sellCheckBody, type SellRead } from './sell-check.js'
 import { simulateTransfer, transferSimulationBody, type TransferSimulationRead } from './transfer-simulation.js'
 import { summarise } from './summary.js'
+import { describePowers, listPowers, readAuthorityHolders, type AuthorityHoldersRead } from './authority-holders.js'
+import { isNativeMint } from './native-mint.js'
 
 /** The RPC methods one analysis uses. */
 export type TokenAnalysisRpc = Rpc<GetAccountInfoApi & GetTokenLargestAccountsApi & GetTokenSupplyApi & GetMultipleAccountsApi & SimulateTransactionApi>
@@ -85,15 +87,25 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
     const transferRead: Promise<TransferSimulationRead | undefined> = deadline === undefined
       ? Promise.resolve(undefined)
       : holdersRead.then(holders => simulateTransfer({ rpc, mint: address, programAddress: mint.programAddress, decimals: mint.decimals, extensions, holders, signal: deadline }))
-    const [metadata, holders, marketFacts, sell, transfer] = await Promise.all([
-      readMetadata(rpc, address, extensions, slot),
+    const metadataRead = readMetadata(rpc, address, extensions, slot)
+    // One getMultipleAccounts for every power's holder, once the metadata names its update
+    // authority: two rounds on the metadata side, while the holder side takes up to four.
+    const powersRead = metadataRead.then(async metadata => {
+      const powers = listPowers(mint, extensions, metadata)
+      const read: AuthorityHoldersRead = await readAuthorityHolders(rpc, powers.map(power => power.address), slot)
+      return { described: describePowers(powers, read), read }
+    })
+    const [metadata, powers, holders, marketFacts, sell, transfer] = await Promise.all([
+      metadataRead,
+      powersRead,
       holdersRead,
       marketRead,
       sellRead,
       transferRead
     ])
     const issuer = knownIssuer(address, network)
-    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer, market: marketFacts, sell, transfer })
+    const nativeMint = isNativeMint(address, mint.programAddress)
+    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer, market: marketFacts, sell, transfer, powers: powers.described, nativeMint })
     const score = riskScore(risks)
     const holderBody = holderDistribution(holders)
     return {
@@ -102,7 +114,8 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
         mint_authority_disabled: mint.mintAuthority === null,
         freeze_authority_disabled: mint.freezeAuthority === null,
         ...(mint.mintAuthority === null ? {} : { mint_authority: mint.mintAuthority }),
-        ...(mint.freezeAuthority === null ? {} : { freeze_authority: mint.freezeAuthority })
+        ...(mint.freezeAuthority === null ? {} : { freeze_authority: mint.freezeAuthority }),
+        powers: powers.described
       },
       summary: summarise(score, risks),
       mint: address,
@@ -121,6 +134,8 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
         tokenProgram: mint.programAddress === TOKEN_2022_PROGRAM_ADDRESS ? 'token-2022' : 'spl-token',
         extensions,
         slot: Number(slot),
+        nativeMint,
+        authorityHolders: powers.read,
         holders: holderBody,
         issuer,
         market: market === undefined ? undefined : marketFacts,
