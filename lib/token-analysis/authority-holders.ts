@@ -125,7 +125,7 @@ function multisigHolder (kind: 'token_multisig' | 'squads_multisig', owner: Addr
     program_name: program,
     threshold,
     signers,
-    evidence: `A ${program} multisig account: ${threshold} of its ${signers.length} signers must sign (${signers.join(', ')}).`
+    evidence: `A multisig account of ${program}: ${threshold} of its ${signers.length} signers must sign (${signers.join(', ')}).`
   }
 }
 
