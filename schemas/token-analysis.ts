@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { BaseUnits, SolanaAddress } from './common.js'
 import { ref } from './ref.js'
 import { NETWORK_NAMES } from './networks.js'
+import { TOKEN_ANALYSIS_EXAMPLE } from './token-analysis-example.js'
 
 const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
 // BaseUnits without its `examples`, which OpenAPI 3.0 refuses inside the anyOf of TokenExtension.
@@ -307,72 +308,9 @@ export const TokenAnalysis = Type.Object({
   $id: 'TokenAnalysis',
   additionalProperties: false,
   description: 'Security analysis of a token mint from standard Solana RPC data and a simulated transfer, with market data and sell quotes from Jupiter (PRICE_API_URL) when available and `checks` saying what was and was not checked.',
-  // What a buyer gets, for the document and the bazaar discovery metadata of the 402 (one example, checked against the model by the tests).
-  examples: [{
-    risk_score: 10,
-    authorities: {
-      mint_authority_disabled: false,
-      freeze_authority_disabled: false,
-      mint_authority: 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG',
-      freeze_authority: '7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwB8Lm2G'
-    },
-    summary: 'The mint authority can still create tokens. The freeze authority can freeze any holder\'s account. Known issuer: Circle (USDC).',
-    mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    network: 'mainnet-beta',
-    token_program: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-    decimals: 6,
-    supply: '8951367081035960',
-    holders: {
-      available: true,
-      slot: 348004023,
-      largest_share: 0.083114,
-      top10_share: 0.391785,
-      holder_count: null,
-      accounts: [{ address: '7VHUFJHWu2CuExkJcJrzhQPJ2oygupTWkL2A2For4BmE', amount: '743989345012000', share: 0.083114 }]
-    },
-    extensions: [],
-    metadata: {
-      source: 'metaplex',
-      address: '5x38Kp4hvdomTCnCrAny4UtMUt5rQBdB6px2K1Ui45Wq',
-      name: 'USD Coin',
-      symbol: 'USDC',
-      uri: '',
-      update_authority: '2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9',
-      mutable: true
-    },
-    issuer: { name: 'Circle', asset: 'USDC', trust_assumption: 'Circle can mint and freeze; the token is worth what Circle redeems it for.' },
-    market: {
-      available: true,
-      source: 'jupiter-tokens-v2',
-      read_at: '2026-11-25T10:00:00.000Z',
-      usd_price: 0.9998,
-      liquidity_usd: 412000000,
-      holder_count: 4100000,
-      mcap_usd: 8950000000,
-      fdv_usd: 8950000000,
-      organic_score: 98.1,
-      organic_score_label: 'high',
-      verified: true,
-      tags: ['verified', 'strict'],
-      first_pool_created_at: '2021-03-29T10:00:00Z',
-      stats_24h: { volume_usd: 812000000, buy_volume_usd: 406000000, sell_volume_usd: 406000000, price_change_pct: 0.01, buys: 1200000, sells: 1180000, traders: 91000 },
-      audit: { top_holders_percentage: 39.2, dev_mints: null, is_sus: null }
-    },
-    sell_check: { available: false, reason: 'The token is USDC, the currency sales are quoted in.', source: 'jupiter-swap-v1-quote', quotes: [] },
-    transfer_simulation: { available: true, slot: 348004023, from_account: '7VHUFJHWu2CuExkJcJrzhQPJ2oygupTWkL2A2For4BmE', amount: '1', succeeded: true, received: '1', fee_charged: '0' },
-    checks: [
-      { check: 'mint_authority', status: 'flagged', source: 'chain', slot: 348004023, risks: ['MINT_AUTHORITY_ACTIVE'] },
-      { check: 'freeze_authority', status: 'flagged', source: 'chain', slot: 348004023, risks: ['FREEZE_AUTHORITY_ACTIVE'] },
-      { check: 'holders', status: 'passed', source: 'chain', slot: 348004023, risks: [] },
-      { check: 'market', status: 'passed', source: 'jupiter', read_at: '2026-11-25T10:00:00.000Z', risks: [] },
-      { check: 'sell_quote', status: 'not_applicable', source: 'jupiter', risks: [], reason: 'The token is USDC, the currency sales are quoted in.' }
-    ],
-    risks: [
-      { code: 'MINT_AUTHORITY_ACTIVE', level: 'danger', weight: 5, message: 'Mint authority BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG can create new tokens at any time, diluting every holder.' },
-      { code: 'FREEZE_AUTHORITY_ACTIVE', level: 'danger', weight: 5, message: 'Freeze authority 7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwB8Lm2G can freeze any token account, leaving its holder unable to sell or move the tokens.' }
-    ],
-    slot: 348004023
-  }]
+  // What a buyer gets, for the document and the bazaar discovery metadata of the 402: a real analysis
+  // of the real mainnet fixtures, written by scripts/analysis-examples.ts (checked by the tests).
+  examples: [TOKEN_ANALYSIS_EXAMPLE]
 })
 
 export type RiskBody = Static<typeof Risk>

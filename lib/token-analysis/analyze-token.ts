@@ -76,7 +76,7 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
 
   async function read (address: Address): Promise<TokenAnalysisBody> {
     await ensureNetwork?.()
-    // The simulation comes after two rounds of reads; it gets what is left of the budget.
+    // The simulation and the authorities' accounts come after two rounds of reads; they get what is left of the budget.
     const deadline = transferSimulation === undefined ? undefined : AbortSignal.timeout(transferSimulation.budgetMs)
     // Never rejects: started before the chain reads, awaited after them.
     const marketRead = market === undefined ? Promise.resolve(NO_MARKET) : market.readMarket(address)
@@ -92,7 +92,7 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
     // authority: two rounds on the metadata side, while the holder side takes up to four.
     const powersRead = metadataRead.then(async metadata => {
       const powers = listPowers(mint, extensions, metadata)
-      const read: AuthorityHoldersRead = await readAuthorityHolders(rpc, powers.map(power => power.address), slot)
+      const read: AuthorityHoldersRead = await readAuthorityHolders(rpc, powers.map(power => power.address), slot, deadline)
       return { described: describePowers(powers, read), read }
     })
     const [metadata, powers, holders, marketFacts, sell, transfer] = await Promise.all([

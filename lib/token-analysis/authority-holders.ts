@@ -167,16 +167,17 @@ const UNKNOWN = (reason: string): Holder => ({ kind: 'unknown', account_owner: n
 
 /**
  * Reads every authority's account in one getMultipleAccounts (base64, no older than the mint's slot)
- * and classifies each. Never throws: an RPC that fails or answers out of shape makes every holder
+ * and classifies each, given up at `signal` (the analysis's time budget). Never throws: an RPC that fails or answers out of shape makes every holder
  * `unknown`, with the reason.
  */
-export async function readAuthorityHolders (rpc: Rpc<GetMultipleAccountsApi>, addresses: Address[], minContextSlot: Slot): Promise<AuthorityHoldersRead> {
+export async function readAuthorityHolders (rpc: Rpc<GetMultipleAccountsApi>, addresses: Address[], minContextSlot: Slot, signal?: AbortSignal): Promise<AuthorityHoldersRead> {
   const unique = [...new Set(addresses)]
   if (unique.length === 0) return { state: 'none' }
   let answer: unknown
   try {
-    answer = await rpc.getMultipleAccounts(unique, { encoding: 'base64', commitment: 'confirmed', minContextSlot }).send()
+    answer = await rpc.getMultipleAccounts(unique, { encoding: 'base64', commitment: 'confirmed', minContextSlot }).send({ abortSignal: signal })
   } catch (error) {
+    if (signal?.aborted === true) return { state: 'unavailable', reason: 'The authorities\' accounts were not read within the analysis\'s time budget.' }
     return { state: 'unavailable', reason: `The authorities' accounts could not be read: ${refusalReason(error)}.` }
   }
   if (!accountsAnswer.Check(answer) || answer.value.length !== unique.length) {

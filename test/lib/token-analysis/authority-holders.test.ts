@@ -38,6 +38,8 @@ async function createMultisig (m: number, signers: KeyPairSigner[], programAddre
   return account.address
 }
 
+const concat = (parts: Array<ArrayLike<number>>) => Uint8Array.from(parts.flatMap(part => Array.from(part)))
+
 const wallets = await Promise.all(Array.from({ length: 5 }, () => generateKeyPairSigner()))
 
 t.test('an SPL Token multisig mint authority, created on chain: m of n and its signers, as its account says', async t => {
@@ -105,22 +107,22 @@ t.test('a Squads v4 multisig account: threshold and voting members from its byte
   // Encoded by the test from Squads v4's state/multisig.rs layout (Squads-Protocol/v4): no Squads program runs here.
   const members = wallets.slice(0, 3).map(wallet => wallet.address)
   const discriminator = createHash('sha256').update('account:Multisig').digest().subarray(0, 8)
-  const data = Buffer.concat([
+  const data = concat([
     discriminator,
     getAddressEncoder().encode(wallets[4].address), // create_key
-    Buffer.alloc(32), // config_authority: none (autonomous)
+    new Uint8Array(32), // config_authority: none (autonomous)
     getU16Encoder().encode(2), // threshold
     getU32Encoder().encode(0), // time_lock
     getU64Encoder().encode(7n), getU64Encoder().encode(0n), // transaction_index, stale_transaction_index
-    Buffer.from([0]), // rent_collector: None
-    Buffer.from([255]), // bump
+    Uint8Array.from([0]), // rent_collector: None
+    Uint8Array.from([255]), // bump
     getU32Encoder().encode(4),
-    ...members.flatMap(member => [getAddressEncoder().encode(member), Buffer.from([7])]), // Initiate | Vote | Execute
-    getAddressEncoder().encode(wallets[3].address), Buffer.from([1]), // Initiate only: not a voter
-    Buffer.from([0]) // hook: None
+    ...members.flatMap(member => [getAddressEncoder().encode(member), Uint8Array.from([7])]), // Initiate | Vote | Execute
+    getAddressEncoder().encode(wallets[3].address), Uint8Array.from([1]), // Initiate only: not a voter
+    Uint8Array.from([0]) // hook: None
   ])
   const squads = (await generateKeyPairSigner()).address
-  net.setAccount(squads, { lamports: 10_000_000n, data: new Uint8Array(data), owner: SQUADS_V4_PROGRAM })
+  net.setAccount(squads, { lamports: 10_000_000n, data, owner: SQUADS_V4_PROGRAM })
   const analysis = await analyzer.analyze(await net.createMint({ decimals: 6, mintAuthority: squads, freezeAuthority: null }))
   t.match(mintPower(analysis), { kind: 'squads_multisig', account_owner: SQUADS_V4_PROGRAM, program_name: 'Squads v4', threshold: 2, signers: members })
   t.match(risk(analysis, 'MINT_AUTHORITY_ACTIVE'), { weight: 15, message: /is a 2-of-3 Squads v4 multisig, so it weighs 15 instead of 30\.$/ })
