@@ -93,10 +93,10 @@ function transferOutcome (transfer: TransferSimulationRead | undefined): Outcome
 
 /** Who holds each power: read in one getMultipleAccounts, at its own slot. */
 function authorityHoldersEntry (read: AuthorityHoldersRead | undefined, slot: number): CheckEntryBody {
-  const entry = { check: 'authority_holders', source: 'chain' as const, risks: [] }
-  if (read === undefined || read.state === 'none') return { ...entry, slot, status: 'not_applicable', reason: 'Nobody holds any power over the token.' }
-  if (read.state === 'unavailable') return { ...entry, status: 'unavailable', reason: `${read.reason} Each holder is reported as unknown and weighs as one key.` }
-  return { ...entry, slot: read.slot, status: 'passed' }
+  const entry = (outcome: Outcome, at?: number): CheckEntryBody => ({ check: 'authority_holders', source: 'chain', ...(at === undefined ? {} : { slot: at }), ...outcome, risks: [] })
+  if (read === undefined || read.state === 'none') return entry({ status: 'not_applicable', reason: 'Nobody holds any power over the token.' }, slot)
+  if (read.state === 'unavailable') return entry({ status: 'unavailable', reason: `${read.reason} Each holder is reported as unknown and weighs as one key.` })
+  return entry({ status: 'passed' }, read.slot)
 }
 
 /**

@@ -1,7 +1,6 @@
 // The analysis of real mainnet accounts (test/fixtures/mainnet-accounts, sources in its SOURCES.md),
 // loaded into the local chain as `npm run localnet -- --account-dir` does, checked field by field
 // against the bytes as this test decodes them with the token programs' own clients.
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import {
