@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { createKeyPairSignerFromBytes } from '@solana/kit'
+import { createKeyPairSignerFromBytes, generateKeyPairSigner } from '@solana/kit'
 import { rpcCall } from '../testing/json-rpc.js'
 import { parseAccountFile } from '../account-file.js'
 
@@ -80,7 +80,7 @@ async function startCli (t: Test, args: string[]): Promise<{ url: string, output
 
 t.test('--account-dir and --account write `solana account --output json` files into the chain before it serves', async (t) => {
   const usdcFile = `${MAINNET_ACCOUNTS}usdc_mint-EPjFWdd5.json`
-  const copyAt = 'BPFLoaderUpgradeab1e11111111111111111111111'
+  const copyAt = (await generateKeyPairSigner()).address
   const { url, output } = await startCli(t, ['--account-dir', MAINNET_ACCOUNTS, '--account', copyAt, usdcFile])
   const files = readdirSync(MAINNET_ACCOUNTS).filter((name) => name.endsWith('.json'))
   t.match(output(), new RegExp(`accounts:\\s+${files.length + 1} loaded from files`))
