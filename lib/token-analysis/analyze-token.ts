@@ -32,7 +32,8 @@ export interface TokenAnalyzerOptions {
   market?: MarketReader
   /**
    * Simulate a plain transfer after the holder reads, given this much time from the start of the
-   * analysis (the chain reads' share of its budget); absent: no simulation.
+   * analysis (the chain reads' share of its budget); absent: no simulation. The read of the powers'
+   * holders is given up at the same time (its holders are then unknown).
    */
   transferSimulation?: { budgetMs: number }
   now?: () => number

@@ -48,14 +48,14 @@ const KNOWN_STAKE_POOLS = [
   { pool: 'Jito4APyf642JPZPx3hGc6WWJ8zPKtRbRs4P815Awbb' as Address, name: 'SPL stake-pool (JitoSOL pool Jito4APyf642JPZPx3hGc6WWJ8zPKtRbRs4P815Awbb), minting only against deposited SOL' }
 ]
 
-interface KnownDerivation { program: Address, name: string, rulesBound: boolean }
+interface KnownDerivation { program: Address, name: string }
 
 const knownDerivations: Promise<Map<string, KnownDerivation>> = Promise.all(KNOWN_STAKE_POOLS.map(async ({ pool, name }) => {
   const [withdrawAuthority] = await getProgramDerivedAddress({
     programAddress: SPL_STAKE_POOL_PROGRAM,
     seeds: [getAddressEncoder().encode(pool), getUtf8Encoder().encode('withdraw')]
   })
-  return [withdrawAuthority, { program: SPL_STAKE_POOL_PROGRAM, name, rulesBound: true }] as const
+  return [withdrawAuthority, { program: SPL_STAKE_POOL_PROGRAM, name }] as const
 })).then(entries => new Map(entries))
 
 const RULES_BOUND = new Set(KNOWN_STAKE_POOLS.map(pool => pool.name))
