@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { BaseUnits, SolanaAddress } from './common.js'
 import { ref } from './ref.js'
 import { NETWORK_NAMES } from './networks.js'
+import { TOKEN_ANALYSIS_EXAMPLE } from './token-analysis-example.js'
 
 const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
 // BaseUnits without its `examples`, which OpenAPI 3.0 refuses inside the anyOf of TokenExtension.
@@ -158,14 +159,37 @@ export const TokenMetadata = Type.Object({
 export const TokenIssuer = Type.Object({
   name: Type.String({ description: 'company that issues the token', examples: ['Circle'] }),
   asset: Type.String({ description: 'what the token is', examples: ['USDC'] }),
-  trust_assumption: Type.String({ description: 'what a holder relies on the issuer for' })
+  trust_assumption: Type.String({ description: 'what a holder relies on the issuer for (the same sentence for every issuer)' }),
+  source: Type.String({ description: 'where the issuer publishes this mint address' })
 }, { $id: 'TokenIssuer', additionalProperties: false, description: 'Known central issuer of a stablecoin, identified by mint address.' })
+
+export const AUTHORITY_POWERS = [
+  'mint', 'freeze', 'permanent_delegate', 'transfer_fee_config', 'transfer_fee_withdraw', 'transfer_hook', 'metadata_update',
+  'metadata_pointer', 'pause', 'close', 'confidential_transfer', 'scaled_ui_amount', 'interest_rate', 'permissioned_burn'
+] as const
+export const AUTHORITY_KINDS = ['wallet', 'token_multisig', 'squads_multisig', 'program', 'executable', 'unknown'] as const
+
+export const AuthorityPower = Type.Object({
+  power: Type.Union(AUTHORITY_POWERS.map(power => Type.Literal(power)), {
+    description: 'the power: mint, freeze, permanent_delegate, transfer_fee_config and transfer_fee_withdraw (transfer-fee extension), transfer_hook (can replace the hook program), metadata_update, metadata_pointer, pause, close (mint close), confidential_transfer, scaled_ui_amount, interest_rate, permissioned_burn'
+  }),
+  address: Address('the address holding the power'),
+  kind: Type.Union(AUTHORITY_KINDS.map(kind => Type.Literal(kind)), {
+    description: 'who that address is: wallet (on the ed25519 curve: one private key), token_multisig (an SPL Token or Token-2022 multisig account: `threshold` of `signers`), squads_multisig (an account of the Squads v3 or v4 program), program (off the curve: only a program can sign; `program_name` when known), executable (a program account), unknown (its account could not be read)'
+  }),
+  evidence: Type.String({ description: 'what the kind was read from, in one sentence' }),
+  account_owner: Nullable(Address('program owning the account at the address; null when no account exists there or it could not be read')),
+  program_name: Type.Optional(Type.String({ description: 'the program that signs for the address or owns its account, when the account or a known derivation says so' })),
+  threshold: Type.Optional(Type.Integer({ minimum: 0, description: 'multisigs: signatures needed' })),
+  signers: Type.Optional(Type.Array(Address('a signer'), { description: 'multisigs: the keys that can sign (Squads: members with the vote permission)' }))
+}, { $id: 'AuthorityPower', additionalProperties: false, description: 'One power over the token and who holds it, read from the holder\'s account on chain.' })
 
 export const TokenAuthorities = Type.Object({
   mint_authority_disabled: Type.Boolean({ description: 'true when nobody can mint more tokens' }),
   freeze_authority_disabled: Type.Boolean({ description: 'true when nobody can freeze token accounts' }),
   mint_authority: Type.Optional(Address('who can mint; present only when not disabled')),
-  freeze_authority: Type.Optional(Address('who can freeze accounts; present only when not disabled'))
+  freeze_authority: Type.Optional(Address('who can freeze accounts; present only when not disabled')),
+  powers: Type.Array(ref(AuthorityPower), { description: 'every live power (mint and freeze authority, the extensions\' authorities, the metadata update authority), each with the kind of its holder and the evidence; the weights of their findings depend on the kind' })
 }, { $id: 'TokenAuthorities', additionalProperties: false })
 
 const Usd = (description: string) => Nullable(Type.Number({ description: `${description}, in USD; null when the source gives none` }))
@@ -247,7 +271,7 @@ export const TransferSimulation = Type.Object({
 })
 
 export const CheckEntry = Type.Object({
-  check: Type.String({ description: 'what was checked: mint_authority, freeze_authority, extension:<type>, metadata, supply, holders, issuer, market, sell_quote', examples: ['holders'] }),
+  check: Type.String({ description: 'what was checked: mint_authority, freeze_authority, authority_holders (who holds each power), extension:<type>, metadata, supply, holders, issuer, market, sell_quote', examples: ['holders'] }),
   status: Type.Union([Type.Literal('passed'), Type.Literal('flagged'), Type.Literal('unavailable'), Type.Literal('not_applicable')], {
     description: 'passed: read, nothing found; flagged: read, see `risks`; unavailable: could not be read (see reason); not_applicable: does not apply to this token or cluster'
   }),
@@ -284,72 +308,9 @@ export const TokenAnalysis = Type.Object({
   $id: 'TokenAnalysis',
   additionalProperties: false,
   description: 'Security analysis of a token mint from standard Solana RPC data and a simulated transfer, with market data and sell quotes from Jupiter (PRICE_API_URL) when available and `checks` saying what was and was not checked.',
-  // What a buyer gets, for the document and the bazaar discovery metadata of the 402 (one example, checked against the model by the tests).
-  examples: [{
-    risk_score: 10,
-    authorities: {
-      mint_authority_disabled: false,
-      freeze_authority_disabled: false,
-      mint_authority: 'BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG',
-      freeze_authority: '7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwB8Lm2G'
-    },
-    summary: 'The mint authority can still create tokens. The freeze authority can freeze any holder\'s account. Known issuer: Circle (USDC).',
-    mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    network: 'mainnet-beta',
-    token_program: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-    decimals: 6,
-    supply: '8951367081035960',
-    holders: {
-      available: true,
-      slot: 348004023,
-      largest_share: 0.083114,
-      top10_share: 0.391785,
-      holder_count: null,
-      accounts: [{ address: '7VHUFJHWu2CuExkJcJrzhQPJ2oygupTWkL2A2For4BmE', amount: '743989345012000', share: 0.083114 }]
-    },
-    extensions: [],
-    metadata: {
-      source: 'metaplex',
-      address: '5x38Kp4hvdomTCnCrAny4UtMUt5rQBdB6px2K1Ui45Wq',
-      name: 'USD Coin',
-      symbol: 'USDC',
-      uri: '',
-      update_authority: '2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9',
-      mutable: true
-    },
-    issuer: { name: 'Circle', asset: 'USDC', trust_assumption: 'Circle can mint and freeze; the token is worth what Circle redeems it for.' },
-    market: {
-      available: true,
-      source: 'jupiter-tokens-v2',
-      read_at: '2026-11-25T10:00:00.000Z',
-      usd_price: 0.9998,
-      liquidity_usd: 412000000,
-      holder_count: 4100000,
-      mcap_usd: 8950000000,
-      fdv_usd: 8950000000,
-      organic_score: 98.1,
-      organic_score_label: 'high',
-      verified: true,
-      tags: ['verified', 'strict'],
-      first_pool_created_at: '2021-03-29T10:00:00Z',
-      stats_24h: { volume_usd: 812000000, buy_volume_usd: 406000000, sell_volume_usd: 406000000, price_change_pct: 0.01, buys: 1200000, sells: 1180000, traders: 91000 },
-      audit: { top_holders_percentage: 39.2, dev_mints: null, is_sus: null }
-    },
-    sell_check: { available: false, reason: 'The token is USDC, the currency sales are quoted in.', source: 'jupiter-swap-v1-quote', quotes: [] },
-    transfer_simulation: { available: true, slot: 348004023, from_account: '7VHUFJHWu2CuExkJcJrzhQPJ2oygupTWkL2A2For4BmE', amount: '1', succeeded: true, received: '1', fee_charged: '0' },
-    checks: [
-      { check: 'mint_authority', status: 'flagged', source: 'chain', slot: 348004023, risks: ['MINT_AUTHORITY_ACTIVE'] },
-      { check: 'freeze_authority', status: 'flagged', source: 'chain', slot: 348004023, risks: ['FREEZE_AUTHORITY_ACTIVE'] },
-      { check: 'holders', status: 'passed', source: 'chain', slot: 348004023, risks: [] },
-      { check: 'market', status: 'passed', source: 'jupiter', read_at: '2026-11-25T10:00:00.000Z', risks: [] },
-      { check: 'sell_quote', status: 'not_applicable', source: 'jupiter', risks: [], reason: 'The token is USDC, the currency sales are quoted in.' }
-    ],
-    risks: [
-      { code: 'MINT_AUTHORITY_ACTIVE', level: 'danger', weight: 5, message: 'Mint authority BJE5MMbqXjVwjAF7oxwPYXnTXDyspzZyt4vwenNw5ruG can create new tokens at any time, diluting every holder.' },
-      { code: 'FREEZE_AUTHORITY_ACTIVE', level: 'danger', weight: 5, message: 'Freeze authority 7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwB8Lm2G can freeze any token account, leaving its holder unable to sell or move the tokens.' }
-    ],
-    slot: 348004023
-  }]
+  // What a buyer gets, for the document and the bazaar discovery metadata of the 402: a real analysis
+  // of the real mainnet fixtures, written by scripts/analysis-examples.ts (checked by the tests).
+  examples: [TOKEN_ANALYSIS_EXAMPLE]
 })
 
 export type RiskBody = Static<typeof Risk>
@@ -357,6 +318,7 @@ export type HolderDistributionBody = Static<typeof HolderDistribution>
 export type TokenExtensionBody = Static<typeof TokenExtension>
 export type TokenMetadataBody = Static<typeof TokenMetadata>
 export type TokenIssuerBody = Static<typeof TokenIssuer>
+export type AuthorityPowerBody = Static<typeof AuthorityPower>
 export type TokenAnalysisBody = Static<typeof TokenAnalysis>
 export type MarketBody = Static<typeof Market>
 export type SellCheckBody = Static<typeof SellCheck>

@@ -13,6 +13,8 @@ import { assessRisks, riskScore } from './score.js'
 import { checkSale, sellCheckBody, type SellRead } from './sell-check.js'
 import { simulateTransfer, transferSimulationBody, type TransferSimulationRead } from './transfer-simulation.js'
 import { summarise } from './summary.js'
+import { describePowers, listPowers, readAuthorityHolders, type AuthorityHoldersRead } from './authority-holders.js'
+import { isNativeMint } from './native-mint.js'
 
 /** The RPC methods one analysis uses. */
 export type TokenAnalysisRpc = Rpc<GetAccountInfoApi & GetTokenLargestAccountsApi & GetTokenSupplyApi & GetMultipleAccountsApi & SimulateTransactionApi>
@@ -30,7 +32,8 @@ export interface TokenAnalyzerOptions {
   market?: MarketReader
   /**
    * Simulate a plain transfer after the holder reads, given this much time from the start of the
-   * analysis (the chain reads' share of its budget); absent: no simulation.
+   * analysis (the chain reads' share of its budget); absent: no simulation. The read of the powers'
+   * holders is given up at the same time (its holders are then unknown).
    */
   transferSimulation?: { budgetMs: number }
   now?: () => number
@@ -74,7 +77,7 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
 
   async function read (address: Address): Promise<TokenAnalysisBody> {
     await ensureNetwork?.()
-    // The simulation comes after two rounds of reads; it gets what is left of the budget.
+    // The simulation and the authorities' accounts come after two rounds of reads; they get what is left of the budget.
     const deadline = transferSimulation === undefined ? undefined : AbortSignal.timeout(transferSimulation.budgetMs)
     // Never rejects: started before the chain reads, awaited after them.
     const marketRead = market === undefined ? Promise.resolve(NO_MARKET) : market.readMarket(address)
@@ -85,15 +88,25 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
     const transferRead: Promise<TransferSimulationRead | undefined> = deadline === undefined
       ? Promise.resolve(undefined)
       : holdersRead.then(holders => simulateTransfer({ rpc, mint: address, programAddress: mint.programAddress, decimals: mint.decimals, extensions, holders, signal: deadline }))
-    const [metadata, holders, marketFacts, sell, transfer] = await Promise.all([
-      readMetadata(rpc, address, extensions, slot),
+    const metadataRead = readMetadata(rpc, address, extensions, slot)
+    // One getMultipleAccounts for every power's holder, once the metadata names its update
+    // authority: two rounds on the metadata side, while the holder side takes up to four.
+    const powersRead = metadataRead.then(async metadata => {
+      const powers = listPowers(mint, extensions, metadata)
+      const read: AuthorityHoldersRead = await readAuthorityHolders(rpc, powers.map(power => power.address), slot, deadline)
+      return { described: describePowers(powers, read), read }
+    })
+    const [metadata, powers, holders, marketFacts, sell, transfer] = await Promise.all([
+      metadataRead,
+      powersRead,
       holdersRead,
       marketRead,
       sellRead,
       transferRead
     ])
     const issuer = knownIssuer(address, network)
-    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer, market: marketFacts, sell, transfer })
+    const nativeMint = isNativeMint(address, mint.programAddress)
+    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer, market: marketFacts, sell, transfer, powers: powers.described, nativeMint })
     const score = riskScore(risks)
     const holderBody = holderDistribution(holders)
     return {
@@ -102,7 +115,8 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
         mint_authority_disabled: mint.mintAuthority === null,
         freeze_authority_disabled: mint.freezeAuthority === null,
         ...(mint.mintAuthority === null ? {} : { mint_authority: mint.mintAuthority }),
-        ...(mint.freezeAuthority === null ? {} : { freeze_authority: mint.freezeAuthority })
+        ...(mint.freezeAuthority === null ? {} : { freeze_authority: mint.freezeAuthority }),
+        powers: powers.described
       },
       summary: summarise(score, risks),
       mint: address,
@@ -121,6 +135,8 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
         tokenProgram: mint.programAddress === TOKEN_2022_PROGRAM_ADDRESS ? 'token-2022' : 'spl-token',
         extensions,
         slot: Number(slot),
+        nativeMint,
+        authorityHolders: powers.read,
         holders: holderBody,
         issuer,
         market: market === undefined ? undefined : marketFacts,

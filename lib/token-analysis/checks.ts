@@ -3,6 +3,8 @@ import type { MarketRead } from './market.js'
 import type { RiskCode } from './risk-weights.js'
 import type { SellRead } from './sell-check.js'
 import type { TransferSimulationRead } from './transfer-simulation.js'
+import type { AuthorityHoldersRead } from './authority-holders.js'
+import { NATIVE_MINT_REASONS } from './native-mint.js'
 
 /** The check each finding comes from; extension findings name their extension's type. */
 const CHECK_OF: Record<RiskCode, string | readonly string[]> = {
@@ -51,6 +53,10 @@ export interface CheckFacts {
   tokenProgram: 'spl-token' | 'token-2022'
   extensions: TokenExtensionBody[]
   slot: number
+  /** Wrapped SOL: its mint authority and supply checks do not apply. */
+  nativeMint?: boolean
+  /** The read of the powers' holders; absent: not read. */
+  authorityHolders?: AuthorityHoldersRead
   holders: HolderDistributionBody
   issuer?: TokenIssuerBody
   market?: MarketRead
@@ -85,6 +91,14 @@ function transferOutcome (transfer: TransferSimulationRead | undefined): Outcome
   return { status: transfer.state, reason: transfer.reason }
 }
 
+/** Who holds each power: read in one getMultipleAccounts, at its own slot. */
+function authorityHoldersEntry (read: AuthorityHoldersRead | undefined, slot: number): CheckEntryBody {
+  const entry = (outcome: Outcome, at?: number): CheckEntryBody => ({ check: 'authority_holders', source: 'chain', ...(at === undefined ? {} : { slot: at }), ...outcome, risks: [] })
+  if (read === undefined || read.state === 'none') return entry({ status: 'not_applicable', reason: 'Nobody holds any power over the token.' }, slot)
+  if (read.state === 'unavailable') return entry({ status: 'unavailable', reason: `${read.reason} Each holder is reported as unknown and weighs as one key.` })
+  return entry({ status: 'passed' }, read.slot)
+}
+
 /**
  * One entry per check the analysis ran, in a fixed order: what was read, from where, at which
  * slot or time, and the findings it produced. A check with findings is flagged whatever it was
@@ -93,7 +107,13 @@ function transferOutcome (transfer: TransferSimulationRead | undefined): Outcome
 export function listChecks (facts: CheckFacts): CheckEntryBody[] {
   const chain = (check: string, outcome: Outcome = { status: 'passed' }, slot = facts.slot): CheckEntryBody =>
     ({ check, source: 'chain', slot, ...outcome, risks: [] })
-  const entries: CheckEntryBody[] = [chain('mint_authority'), chain('freeze_authority'), chain('supply')]
+  const native = facts.nativeMint === true
+  const entries: CheckEntryBody[] = [
+    chain('mint_authority', native ? { status: 'not_applicable', reason: NATIVE_MINT_REASONS.mintAuthority } : undefined),
+    chain('freeze_authority'),
+    authorityHoldersEntry(facts.authorityHolders, facts.slot),
+    chain('supply', native ? { status: 'not_applicable', reason: NATIVE_MINT_REASONS.supply } : undefined)
+  ]
   if (facts.tokenProgram === 'spl-token') {
     entries.push(chain('extensions', { status: 'not_applicable', reason: 'SPL Token mints have no extensions.' }))
   } else if (facts.extensions.length === 0) {

@@ -1,5 +1,6 @@
 import type { Address } from '@solana/kit'
-import type { RiskBody, TokenExtensionBody, TokenIssuerBody, TokenMetadataBody } from '../../schemas/token-analysis.js'
+import type { AuthorityPowerBody, RiskBody, TokenExtensionBody, TokenIssuerBody, TokenMetadataBody } from '../../schemas/token-analysis.js'
+import { describeHolder, holderShare, weighFor } from './authority-weights.js'
 import { formatTokenAmount } from '../payment/catalog.js'
 import { isAtLeast, largestAmount, percentOf, topAmount, type HolderRead } from './holders.js'
 import type { MarketRead } from './market.js'
@@ -23,11 +24,17 @@ export interface RiskFacts {
   sell?: SellRead
   /** The simulated plain transfer; absent when none was run. */
   transfer?: TransferSimulationRead
+  /** Who holds each power; a power's finding weighs by its holder's kind. Absent: every holder weighs as one key. */
+  powers?: AuthorityPowerBody[]
+  /** The native mint (wrapped SOL): no mint authority, and its supply field is not its supply. */
+  nativeMint?: boolean
 }
 
 export interface Finding {
   code: RiskCode
   params: Record<string, string | number>
+  /** Addresses holding the power the finding is about; the heaviest holder's kind sets the weight. */
+  holders?: string[]
 }
 
 type FeeSchedule = Extract<TokenExtensionBody, { type: 'transfer_fee' }>['newer_fee']
@@ -50,7 +57,7 @@ function transferFeeFindings (extension: Extract<TokenExtensionBody, { type: 'tr
       : basisPoints >= THRESHOLDS.transferFeeBasisPoints ? 'TRANSFER_FEE' : 'TRANSFER_FEE_LOW'
     findings.push({ code, params: { fee } })
   }
-  if (extension.config_authority !== null) findings.push({ code: 'TRANSFER_FEE_MUTABLE', params: { authority: extension.config_authority } })
+  if (extension.config_authority !== null) findings.push({ code: 'TRANSFER_FEE_MUTABLE', params: { authority: extension.config_authority }, holders: [extension.config_authority] })
   return findings
 }
 
@@ -59,29 +66,29 @@ function extensionFindings (extension: TokenExtensionBody, decimals: number): Fi
     case 'transfer_fee':
       return transferFeeFindings(extension, decimals)
     case 'permanent_delegate':
-      return extension.delegate === null ? [] : [{ code: 'PERMANENT_DELEGATE', params: { delegate: extension.delegate } }]
+      return extension.delegate === null ? [] : [{ code: 'PERMANENT_DELEGATE', params: { delegate: extension.delegate }, holders: [extension.delegate] }]
     case 'non_transferable':
       return [{ code: 'NON_TRANSFERABLE', params: {} }]
     case 'default_account_state':
       return extension.state === 'frozen' ? [{ code: 'DEFAULT_ACCOUNT_STATE_FROZEN', params: {} }] : []
     case 'transfer_hook':
       if (extension.program_id !== null) return [{ code: 'TRANSFER_HOOK', params: { program: extension.program_id, authority: extension.authority ?? 'nobody' } }]
-      return extension.authority === null ? [] : [{ code: 'TRANSFER_HOOK_ENABLEABLE', params: { authority: extension.authority } }]
+      return extension.authority === null ? [] : [{ code: 'TRANSFER_HOOK_ENABLEABLE', params: { authority: extension.authority }, holders: [extension.authority] }]
     case 'pausable':
       if (extension.paused) return [{ code: 'PAUSED', params: { authority: extension.authority ?? 'none' } }]
-      return extension.authority === null ? [] : [{ code: 'PAUSABLE', params: { authority: extension.authority } }]
+      return extension.authority === null ? [] : [{ code: 'PAUSABLE', params: { authority: extension.authority }, holders: [extension.authority] }]
     case 'mint_close_authority':
-      return extension.close_authority === null ? [] : [{ code: 'MINT_CLOSE_AUTHORITY', params: { authority: extension.close_authority } }]
+      return extension.close_authority === null ? [] : [{ code: 'MINT_CLOSE_AUTHORITY', params: { authority: extension.close_authority }, holders: [extension.close_authority] }]
     case 'confidential_transfer':
       return [{ code: 'CONFIDENTIAL_TRANSFERS', params: {} }]
     case 'confidential_mint_burn':
       return [{ code: 'CONFIDENTIAL_SUPPLY', params: {} }]
     case 'interest_bearing':
-      return extension.rate_authority === null ? [] : [{ code: 'UI_AMOUNT_ADJUSTABLE', params: { authority: `Rate authority ${extension.rate_authority}`, mechanism: 'an interest rate' } }]
+      return extension.rate_authority === null ? [] : [{ code: 'UI_AMOUNT_ADJUSTABLE', params: { authority: `Rate authority ${extension.rate_authority}`, mechanism: 'an interest rate' }, holders: [extension.rate_authority] }]
     case 'scaled_ui_amount':
-      return extension.authority === null ? [] : [{ code: 'UI_AMOUNT_ADJUSTABLE', params: { authority: `Multiplier authority ${extension.authority}`, mechanism: 'a multiplier' } }]
+      return extension.authority === null ? [] : [{ code: 'UI_AMOUNT_ADJUSTABLE', params: { authority: `Multiplier authority ${extension.authority}`, mechanism: 'a multiplier' }, holders: [extension.authority] }]
     case 'permissioned_burn':
-      return extension.authority === null ? [] : [{ code: 'PERMISSIONED_BURN', params: { authority: extension.authority } }]
+      return extension.authority === null ? [] : [{ code: 'PERMISSIONED_BURN', params: { authority: extension.authority }, holders: [extension.authority] }]
     case 'unknown':
       return [{ code: 'UNKNOWN_EXTENSION', params: { type: extension.extension_type } }]
     default:
@@ -112,20 +119,28 @@ function metadataFindings (metadata: TokenMetadataBody | null, extensions: Token
   if (metadata === null) return [{ code: 'METADATA_MISSING', params: {} }]
   if (!metadata.mutable) return []
   const pointer = extensions.find(extension => extension.type === 'metadata_pointer')
-  const holders = []
-  if (metadata.update_authority !== null) holders.push(`update authority ${metadata.update_authority}`)
-  if (pointer?.authority != null) holders.push(`metadata pointer authority ${pointer.authority}`)
-  const authority = holders.join(' and ')
-  return [{ code: 'MUTABLE_METADATA', params: { authority: authority.charAt(0).toUpperCase() + authority.slice(1) } }]
+  const names = []
+  const holders: string[] = []
+  if (metadata.update_authority !== null) {
+    names.push(`update authority ${metadata.update_authority}`)
+    holders.push(metadata.update_authority)
+  }
+  if (pointer?.authority != null) {
+    names.push(`metadata pointer authority ${pointer.authority}`)
+    holders.push(pointer.authority)
+  }
+  const authority = names.join(' and ')
+  return [{ code: 'MUTABLE_METADATA', params: { authority: authority.charAt(0).toUpperCase() + authority.slice(1) }, holders }]
 }
 
 function findingsOf (facts: RiskFacts): Finding[] {
   const findings: Finding[] = []
-  if (facts.mintAuthority !== null) findings.push({ code: 'MINT_AUTHORITY_ACTIVE', params: { authority: facts.mintAuthority } })
-  if (facts.freezeAuthority !== null) findings.push({ code: 'FREEZE_AUTHORITY_ACTIVE', params: { authority: facts.freezeAuthority } })
+  if (facts.mintAuthority !== null) findings.push({ code: 'MINT_AUTHORITY_ACTIVE', params: { authority: facts.mintAuthority }, holders: [facts.mintAuthority] })
+  if (facts.freezeAuthority !== null) findings.push({ code: 'FREEZE_AUTHORITY_ACTIVE', params: { authority: facts.freezeAuthority }, holders: [facts.freezeAuthority] })
   for (const extension of facts.extensions) findings.push(...extensionFindings(extension, facts.decimals))
   findings.push(...metadataFindings(facts.metadata, facts.extensions))
-  if (facts.supply < 10n ** BigInt(facts.decimals)) findings.push({ code: 'TINY_SUPPLY', params: { supply: formatTokenAmount(facts.supply, facts.decimals) } })
+  // Wrapped SOL is made by depositing SOL into token accounts: the mint's supply field stays 0.
+  if (facts.nativeMint !== true && facts.supply < 10n ** BigInt(facts.decimals)) findings.push({ code: 'TINY_SUPPLY', params: { supply: formatTokenAmount(facts.supply, facts.decimals) } })
   findings.push(...holderFindings(facts.holders))
   if (facts.issuer !== undefined) {
     findings.push({ code: 'CENTRAL_ISSUER', params: { asset: facts.issuer.asset, issuer: facts.issuer.name, trust: facts.issuer.trust_assumption } })
@@ -143,13 +158,26 @@ function fill (template: string, params: Finding['params']): string {
 
 const TABLE_ORDER = Object.keys(RISK_RULES)
 
-function toRisk ({ code, params }: Finding, issuer: TokenIssuerBody | undefined): RiskBody {
+/** The holder of a finding's power that weighs most (the power is as strong as its weakest holder). */
+function heaviestHolder (addresses: string[] | undefined, powers: AuthorityPowerBody[] | undefined): AuthorityPowerBody | undefined {
+  const held = (powers ?? []).filter(power => addresses?.includes(power.address) === true)
+  return held.sort((a, b) => holderShare(b) - holderShare(a))[0]
+}
+
+function toRisk ({ code, params, holders }: Finding, facts: RiskFacts): RiskBody {
   const rule: { level: RiskBody['level'], weight: number, issuerWeight?: number, message: string } = RISK_RULES[code]
+  const { issuer } = facts
   let message = fill(rule.message, params)
   let weight = rule.weight
   if (issuer !== undefined && rule.issuerWeight !== undefined) {
     weight = rule.issuerWeight
     message += ` This power is held by ${issuer.name}, the known issuer, so it weighs ${weight} instead of ${rule.weight}.`
+  }
+  const holder = heaviestHolder(holders, facts.powers)
+  if (holder !== undefined) {
+    const weighed = weighFor(weight, holderShare(holder))
+    message += ` ${holder.address} is ${describeHolder(holder)}${weighed === weight ? '' : `, so it weighs ${weighed} instead of ${weight}`}.`
+    weight = weighed
   }
   return { code, level: rule.level, weight, message }
 }
@@ -157,7 +185,7 @@ function toRisk ({ code, params }: Finding, issuer: TokenIssuerBody | undefined)
 /** Every finding as a risk, heaviest first (ties in table order), with its sentence filled in. */
 export function assessRisks (facts: RiskFacts): RiskBody[] {
   return findingsOf(facts)
-    .map(finding => toRisk(finding, facts.issuer))
+    .map(finding => toRisk(finding, facts))
     .sort((a, b) => b.weight - a.weight || TABLE_ORDER.indexOf(a.code) - TABLE_ORDER.indexOf(b.code))
 }
 

@@ -12,6 +12,7 @@ import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
 import { MODELS } from '../../schemas/index.js'
 import { FetchPriceParams, FetchPriceQuery, PriceRecord, PriceResponse } from '../../schemas/price.js'
 import { AnalyzeTokenParams, TokenAnalysis } from '../../schemas/token-analysis.js'
+import { TOKEN_ANALYSIS_BAZAAR_EXAMPLE } from '../../schemas/token-analysis-example.js'
 
 /**
  * The x402 `bazaar` discovery extension (x402-foundation/x402 specs/extensions/bazaar.md) of each
@@ -41,7 +42,8 @@ export const DISCOVERY_MODELS: Record<PaidServiceName, ProductModels> = {
   'analyze-token': {
     params: AnalyzeTokenParams,
     output: TokenAnalysis,
-    example: { params: { address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' }, output: (TokenAnalysis.examples as unknown[])[0] }
+    // A real answer (scripts/analysis-examples.ts), the smallest one: clients echo it in the payment header.
+    example: { params: { address: TOKEN_ANALYSIS_BAZAAR_EXAMPLE.mint }, output: TOKEN_ANALYSIS_BAZAAR_EXAMPLE }
   }
 }
 

@@ -7,13 +7,41 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { address, createKeyPairSignerFromBytes, createKeyPairSignerFromPrivateKeyBytes, getAddressEncoder, type KeyPairSigner } from '@solana/kit'
 import { startLocalnet } from './index.js'
+import { readAccountDir, readAccountFile, type AccountFixture } from './account-file.js'
 
 const DEVNET_USDC = address('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU')
 const DEFAULT_BUYER_PATH = fileURLToPath(new URL('./.cache/buyer-keypair.json', import.meta.url))
-const USAGE = 'usage: npm run localnet -- [--port 8899] [--host 127.0.0.1] [--buyer-keypair PATH] [--buyer-sol 10] [--buyer-usdc 1000]'
+const USAGE = 'usage: npm run localnet -- [--port 8899] [--host 127.0.0.1] [--buyer-keypair PATH] [--buyer-sol 10] [--buyer-usdc 1000]' +
+  ' [--account ADDRESS FILE]... [--account-dir DIR]...'
 
+/**
+ * `--account <address> <file>` takes two values, which parseArgs cannot express: they are taken out of
+ * the arguments first (as solana-test-validator reads them), the rest goes to parseArgs.
+ */
+function takeAccountPairs (args: string[]): { pairs: Array<[string, string]>, rest: string[] } {
+  const pairs: Array<[string, string]> = []
+  const rest: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== '--account') {
+      rest.push(args[i])
+      continue
+    }
+    const [address, file] = [args[i + 1], args[i + 2]]
+    if (address === undefined || file === undefined || address.startsWith('--') || file.startsWith('--')) {
+      console.error(`--account takes an address and a file\n${USAGE}`)
+      process.exit(2)
+    }
+    pairs.push([address, file])
+    i += 2
+  }
+  return { pairs, rest }
+}
+
+const { pairs: accountPairs, rest: otherArgs } = takeAccountPairs(process.argv.slice(2))
 const { values } = parseArgs({
+  args: otherArgs,
   options: {
+    'account-dir': { type: 'string', multiple: true, default: [] },
     port: { type: 'string', default: '8899' },
     host: { type: 'string', default: '127.0.0.1' },
     'buyer-keypair': { type: 'string', default: DEFAULT_BUYER_PATH },
@@ -53,7 +81,18 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 const buyerPath = resolve(values['buyer-keypair'])
 
-const localnet = await startLocalnet({ port, host: values.host })
+let accounts: AccountFixture[]
+try {
+  accounts = [
+    ...values['account-dir'].flatMap(dir => readAccountDir(resolve(dir))),
+    ...accountPairs.map(([address, file]) => readAccountFile(resolve(file), address))
+  ]
+} catch (error) {
+  console.error(`${(error as Error).message}\n${USAGE}`)
+  process.exit(2)
+}
+
+const localnet = await startLocalnet({ port, host: values.host, accounts })
 const mint = await localnet.createMint({ address: DEVNET_USDC, decimals: 6 })
 const buyer = await loadOrCreateBuyer(buyerPath)
 const solLamports = wholeUnits(values['buyer-sol'], 9)
@@ -66,6 +105,7 @@ console.log(`token-merchant localnet is up
   payment mint:   ${mint} (6 decimals, the devnet USDC address)
   buyer keypair:  ${buyerPath}
   buyer address:  ${buyer.address} (${values['buyer-sol']} SOL, ${values['buyer-usdc']} USDC)
+  accounts:       ${accounts.length} loaded from files${accounts.length === 0 ? '' : ` (${accounts.map(fixture => fixture.address).join(', ')})`}
 Point the service at it with SOLANA_RPC_URL=${localnet.url}. Ctrl-C to stop.`)
 
 let stopping = false

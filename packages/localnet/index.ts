@@ -21,12 +21,14 @@ import { parseWireTransaction } from './encoding/wire-transaction.js'
 import { describeTransactionError, type UiTransactionError } from './encoding/transaction-error.js'
 import { TokenSetup, type CreateMintOptions } from './token-setup.js'
 import type { ClockMode } from './clock.js'
+import type { AccountFixture } from './account-file.js'
 
 export type { CreateMintOptions, MintExtensionsOptions } from './token-setup.js'
 export type { FailureBehaviour } from './rpc-server.js'
 export type { ClockMode } from './clock.js'
 export { LOCALNET_GENESIS_HASH } from './chain.js'
 export { MEMO_V1_PROGRAM, MEMO_V3_PROGRAM, MEMO_P_PROGRAM } from './memo-programs.js'
+export { parseAccountFile, readAccountDir, readAccountFile, type AccountFixture } from './account-file.js'
 
 export const DEFAULT_WALLET_LAMPORTS = 10_000_000_000n
 /** Payer and default mint authority of setup transactions. */
@@ -40,6 +42,8 @@ export interface StartLocalnetOptions {
   startTime?: number;
   /** 'wall' (default): time flows from startTime; 'manual': frozen, moves only with advanceClock */
   clock?: ClockMode;
+  /** accounts written before the chain serves, like `solana-test-validator --account` (see readAccountDir) */
+  accounts?: AccountFixture[];
 }
 
 export interface SendInstructionsOptions {
@@ -99,6 +103,8 @@ export async function startLocalnet (options: StartLocalnetOptions = {}): Promis
     return report.signature
   }
   const tokens = new TokenSetup({ chain, payer: authority, execute })
+
+  for (const fixture of options.accounts ?? []) chain.engine.setAccount(fixture.address, fixture.account)
 
   const server = new RpcServer(rpcMethods, { chain, faucet })
   const host = options.host ?? '127.0.0.1'

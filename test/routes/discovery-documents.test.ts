@@ -13,7 +13,7 @@ t.test('/.well-known/x402 lists one example URL per product, each answering 402'
   const document = res.json()
   t.same(Object.keys(document), ['version', 'resources', 'instructions'])
   t.equal(document.version, 1)
-  t.same(document.resources, ['https://merchant.example/api/fetch-price/SOL', 'https://merchant.example/api/analyze-token/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'])
+  t.same(document.resources, ['https://merchant.example/api/fetch-price/SOL', 'https://merchant.example/api/analyze-token/7EYnhQoR9YM3N7UoaKRoA44Uy8JeaZV3qyouov87awMs'])
   t.match(document.instructions, /402/)
   for (const url of document.resources as string[]) {
     const answer = await app.inject(new URL(url).pathname)

@@ -1,9 +1,10 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { createKeyPairSignerFromBytes } from '@solana/kit'
+import { createKeyPairSignerFromBytes, generateKeyPairSigner } from '@solana/kit'
 import { rpcCall } from '../testing/json-rpc.js'
+import { parseAccountFile } from '../account-file.js'
 
 const PACKAGE_DIR = fileURLToPath(new URL('../', import.meta.url))
 
@@ -47,4 +48,80 @@ t.test('npm run localnet: standing chain with a funded buyer, clean exit on Ctrl
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   child.kill('SIGINT')
   t.equal(await exit, 0, 'clean exit')
+})
+
+const MAINNET_ACCOUNTS = fileURLToPath(new URL('../../../test/fixtures/mainnet-accounts/', import.meta.url))
+
+/** Starts the CLI with `args`; resolves with its RPC URL and output once it serves. */
+async function startCli (t: Test, args: string[]): Promise<{ url: string, output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli.ts', '--port', '0', '--buyer-keypair', `${t.testdir({})}/buyer.json`, ...args], {
+    cwd: PACKAGE_DIR,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  let output = ''
+  child.stderr.on('data', (chunk) => (output += chunk))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no RPC URL printed:\n${output}`)), 30_000)
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+      const match = /RPC URL:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)
+      if (match && output.includes('Ctrl-C')) {
+        clearTimeout(timer)
+        resolve(match[1])
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`exited (${code}):\n${output}`)))
+  })
+  return { url, output: () => output }
+}
+
+t.test('--account-dir and --account write `solana account --output json` files into the chain before it serves', async (t) => {
+  const usdcFile = `${MAINNET_ACCOUNTS}usdc_mint-EPjFWdd5.json`
+  const copyAt = (await generateKeyPairSigner()).address
+  const { url, output } = await startCli(t, ['--account-dir', MAINNET_ACCOUNTS, '--account', copyAt, usdcFile])
+  const files = readdirSync(MAINNET_ACCOUNTS).filter((name) => name.endsWith('.json'))
+  t.match(output(), new RegExp(`accounts:\\s+${files.length + 1} loaded from files`))
+  for (const name of files) {
+    const { pubkey, account } = JSON.parse(readFileSync(`${MAINNET_ACCOUNTS}${name}`, 'utf8'))
+    const served = (await rpcCall(url, 'getAccountInfo', [pubkey, { encoding: 'base64' }])).result.value
+    t.same({ data: served.data, owner: served.owner, lamports: served.lamports, executable: served.executable },
+      { data: account.data, owner: account.owner, lamports: account.lamports, executable: account.executable }, name)
+  }
+  const copy = (await rpcCall(url, 'getAccountInfo', [copyAt, { encoding: 'base64' }])).result.value
+  t.same(copy.data, JSON.parse(readFileSync(usdcFile, 'utf8')).account.data, '--account puts the file at the address given')
+  const supply = await rpcCall(url, 'getTokenSupply', ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'])
+  t.equal(supply.result.value.decimals, 6, 'a loaded mint is served like any other')
+  const largest = await rpcCall(url, 'getTokenLargestAccounts', ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'])
+  t.equal(largest.result.value.length, 10, 'the ten loaded USDC token accounts')
+})
+
+t.test('a malformed account file stops the CLI before it serves, naming the file', async (t) => {
+  const dir = t.testdir({ 'bad.json': JSON.stringify({ pubkey: 'So11111111111111111111111111111111111111112', account: { lamports: 1, data: ['!!', 'base64'], owner: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' } }) })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli.ts', '--port', '0', '--account-dir', dir], { cwd: PACKAGE_DIR, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  t.equal(code, 2)
+  t.match(stderr, /account file .*bad\.json: data is not \[<base64>, "base64"\]/)
+})
+
+t.test('parseAccountFile checks every field it uses', async (t) => {
+  const good = { pubkey: 'So11111111111111111111111111111111111111112', account: { lamports: 5, data: ['AQI=', 'base64'], owner: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', executable: false, rentEpoch: 0, space: 2 } }
+  t.same(parseAccountFile(JSON.stringify(good), 'good'), {
+    address: good.pubkey,
+    account: { lamports: 5n, data: Uint8Array.from([1, 2]), owner: good.account.owner, executable: false },
+  })
+  const bad = (account: Record<string, unknown>, pubkey: unknown = good.pubkey) => JSON.stringify({ pubkey, account: { ...good.account, ...account } })
+  t.throws(() => parseAccountFile('{', 'f'), /account file f: not JSON/)
+  t.throws(() => parseAccountFile(bad({}, 'nope'), 'f'), /pubkey is not a base58 address/)
+  t.throws(() => parseAccountFile(bad({ lamports: 2 ** 60 }), 'f'), /lamports/)
+  t.throws(() => parseAccountFile(bad({ space: 3 }), 'f'), /space 3 is not the data's 2 bytes/)
+  t.throws(() => parseAccountFile(bad({ owner: 7 }), 'f'), /owner is not a base58 address/)
+  t.throws(() => parseAccountFile(bad({ executable: 'no' }), 'f'), /executable/)
 })

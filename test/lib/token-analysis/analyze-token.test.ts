@@ -56,7 +56,8 @@ t.test('everything revoked and widely held: a low score and the evidence behind 
   const analysis = await analyze(widelyHeld)
   t.equal(analysis.risk_score, 3)
   t.same(codes(analysis), ['METADATA_MISSING'])
-  t.same(analysis.authorities, { mint_authority_disabled: true, freeze_authority_disabled: true })
+  t.same(analysis.authorities, { mint_authority_disabled: true, freeze_authority_disabled: true, powers: [] })
+  t.match(analysis.checks.find(entry => entry.check === 'authority_holders'), { status: 'not_applicable', reason: 'Nobody holds any power over the token.' })
   t.match(analysis, { mint: widelyHeld, token_program: TOKEN_PROGRAM, decimals: 6, supply: '100000000', extensions: [], metadata: null })
   t.match(analysis.holders, { available: true, largest_share: 0.04, top10_share: 0.4, holder_count: null })
   t.equal(analysis.holders.accounts.length, 20, 'getTokenLargestAccounts lists 20 of the 25')
@@ -70,8 +71,13 @@ t.test('live mint and freeze authorities, one holder at 95%: a high score, main 
     mint_authority_disabled: false,
     freeze_authority_disabled: false,
     mint_authority: net.authority.address,
-    freeze_authority: freezer.address
+    freeze_authority: freezer.address,
+    powers: [
+      { power: 'mint', address: net.authority.address, kind: 'wallet', account_owner: '11111111111111111111111111111111', evidence: 'On the ed25519 curve: one private key signs for it (its account is owned by System Program).' },
+      { power: 'freeze', address: freezer.address, kind: 'wallet', account_owner: null, evidence: 'On the ed25519 curve: one private key signs for it (no account exists there).' }
+    ]
   })
+  t.match(analysis.risks.find(risk => risk.code === 'MINT_AUTHORITY_ACTIVE'), { weight: 30, message: `${net.authority.address} is a wallet (one private key).` })
   t.match(analysis.holders, { available: true, largest_share: 0.95, top10_share: 1, holder_count: 2 })
   t.same(analysis.holders.accounts.map(holder => holder.amount), ['95000000', '5000000'])
   t.same(codes(analysis), ['FEW_HOLDERS', 'FREEZE_AUTHORITY_ACTIVE', 'LARGEST_HOLDER_MAJORITY', 'METADATA_MISSING', 'MINT_AUTHORITY_ACTIVE', 'TOP10_CONCENTRATED'])

@@ -174,7 +174,7 @@ t.test('checks: one per check run, every finding in exactly one of them', async 
   api.addToken({ ...RISK_TOKENS[0], mint })
   const analysis = await analyzer.analyze(mint)
   t.same(analysis.checks.map(entry => entry.check), [
-    'mint_authority', 'freeze_authority', 'supply', 'extension:transfer_fee', 'extension:pausable', 'metadata', 'holders', 'issuer', 'market', 'sell_quote', 'transfer_simulation'
+    'mint_authority', 'freeze_authority', 'authority_holders', 'supply', 'extension:transfer_fee', 'extension:pausable', 'metadata', 'holders', 'issuer', 'market', 'sell_quote', 'transfer_simulation'
   ])
   const listedCodes = analysis.checks.flatMap(entry => entry.risks).sort()
   t.same(listedCodes, analysis.risks.map(risk => risk.code).sort(), 'each finding belongs to one check')
