@@ -5,11 +5,11 @@ import { RISK_RULES } from '../../../lib/token-analysis/risk-weights.js'
 import { MODELS } from '../../../schemas/index.js'
 import { Market, TokenAnalysis } from '../../../schemas/token-analysis.js'
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
+const DOC = readFileSync(new URL('../../../docs/token-analysis.md', import.meta.url), 'utf8')
 
 /** The rows of the Markdown table whose header line is `header`, as arrays of trimmed cells. */
 function tableAfter (header: string): string[][] {
-  const lines = README.split('\n')
+  const lines = DOC.split('\n')
   const start = lines.indexOf(header)
   if (start < 0) throw new Error(`no table headed ${header}`)
   const rows: string[][] = []
@@ -41,14 +41,14 @@ function exists (path: string): boolean {
   return schema !== undefined
 }
 
-t.test('the README weight table is the code\'s table', async t => {
+t.test('the weight table of docs/token-analysis.md is the code\'s table', async t => {
   const rows = tableAfter('| code | level | weight | issuer | when |')
   const documented = Object.fromEntries(rows.map(([code, level, weight, issuer]) => [code, { level, weight: Number(weight), issuer: issuer === '' ? undefined : Number(issuer) }]))
   const coded = Object.fromEntries(Object.entries(RISK_RULES).map(([code, rule]) => [code, { level: rule.level, weight: rule.weight, issuer: (rule as { issuerWeight?: number }).issuerWeight }]))
   t.same(documented, coded)
 })
 
-t.test('the README comparison table names our fields as the schema has them', async t => {
+t.test('the comparison table of docs/token-analysis.md names our fields as the schema has them', async t => {
   const rows = tableAfter('| question | ours | GoPlus | RugCheck | Jupiter |')
   t.ok(rows.length >= 10)
   const ours = rows.flatMap(([, cell]) => [...cell.matchAll(/`([^`]+)`/g)].map(match => match[1]))
@@ -57,7 +57,7 @@ t.test('the README comparison table names our fields as the schema has them', as
   t.notOk(exists('market.nonexistent'), 'a missing field is told apart')
 })
 
-t.test('the README market table lists every market field, named after its Jupiter field', async t => {
+t.test('the market table of docs/token-analysis.md lists every market field, named after its Jupiter field', async t => {
   const rows = tableAfter('| field | Jupiter field |')
   const documented = rows.flatMap(([cell]) => [...cell.matchAll(/`([^`]+)`/g)].map(match => match[1])).sort()
   const fields = Object.keys(Market.properties).filter(name => !['available', 'reason', 'source', 'read_at'].includes(name)).sort()
