@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createKeyPairSignerFromBytes, generateKeyPairSigner } from '@solana/kit'
@@ -11,27 +11,8 @@ const PACKAGE_DIR = fileURLToPath(new URL('../', import.meta.url))
 t.test('npm run localnet: standing chain with a funded buyer, clean exit on Ctrl-C', async (t) => {
   const dir = t.testdir({})
   const keypairPath = `${dir}/buyer.json`
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli.ts', '--port', '0', '--buyer-keypair', keypairPath, '--buyer-usdc', '250'], {
-    cwd: PACKAGE_DIR,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL')
-  })
-  let output = ''
-  child.stderr.on('data', (chunk) => (output += chunk))
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no RPC URL printed:\n${output}`)), 30_000)
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-      const match = /RPC URL:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output)
-      if (match && output.includes('Ctrl-C')) {
-        clearTimeout(timer)
-        resolve(match[1])
-      }
-    })
-    child.once('exit', (code) => reject(new Error(`exited early (${code}):\n${output}`)))
-  })
+  const { url, output: outputSoFar, child } = await startCli(t, ['--buyer-usdc', '250'], keypairPath)
+  const output = outputSoFar()
 
   t.match(output, /payment mint:\s+4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU/)
   t.match(output, new RegExp(`buyer keypair:\\s+${keypairPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
@@ -53,8 +34,8 @@ t.test('npm run localnet: standing chain with a funded buyer, clean exit on Ctrl
 const MAINNET_ACCOUNTS = fileURLToPath(new URL('../../../test/fixtures/mainnet-accounts/', import.meta.url))
 
 /** Starts the CLI with `args`; resolves with its RPC URL and output once it serves. */
-async function startCli (t: Test, args: string[]): Promise<{ url: string, output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli.ts', '--port', '0', '--buyer-keypair', `${t.testdir({})}/buyer.json`, ...args], {
+async function startCli (t: Test, args: string[], buyerKeypairPath = `${t.testdir({})}/buyer.json`): Promise<{ url: string, output: () => string, child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli.ts', '--port', '0', '--buyer-keypair', buyerKeypairPath, ...args], {
     cwd: PACKAGE_DIR,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -75,7 +56,7 @@ async function startCli (t: Test, args: string[]): Promise<{ url: string, output
     })
     child.once('exit', (code) => reject(new Error(`exited (${code}):\n${output}`)))
   })
-  return { url, output: () => output }
+  return { url, output: () => output, child }
 }
 
 t.test('--account-dir and --account write `solana account --output json` files into the chain before it serves', async (t) => {
