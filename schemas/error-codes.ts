@@ -12,7 +12,7 @@ export const ERROR_CODES = {
   INVALID_PAYMENT_HEADER: { status: 402, meaning: 'a proof header is malformed' },
   PAYMENT_NOT_FOUND: { status: 402, meaning: 'no transaction with this signature at the required commitment (yet)' },
   PAYMENT_FAILED: { status: 402, meaning: 'the transaction failed on chain and moved no funds' },
-  PAYER_MISMATCH: { status: 402, meaning: 'the named wallet did not sign the transaction' },
+  PAYER_MISMATCH: { status: 402, meaning: 'the named wallet did not pay: it did not sign the transaction, or is neither the owner of the tokens that paid nor a signer of their owner multisig' },
   AMOUNT_TOO_LOW: { status: 402, meaning: 'the merchant received less than the price; `paid` and `required` say how much' },
   PAYMENT_EXPIRED: { status: 402, meaning: 'the transaction is older than PAYMENT_MAX_AGE_SECONDS' },
   WALLET_SIGNATURE_REQUIRED: { status: 402, meaning: 'REQUIRE_WALLET_SIGNATURE is on and the proof carries no x-payment-wallet-signature' },
