@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { ERROR_CODES, type ErrorCode } from './error-codes.js'
+import { buyerMeaning, ERROR_CODES, type ErrorCode } from './error-codes.js'
 import { PAYMENT_HEADERS } from './payment-headers.js'
 
 /**
@@ -45,7 +45,7 @@ const PAID_OPERATIONS = new Set<OperationId>(['fetchPrice', 'analyzeToken'])
 
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 const codeEnum = (codes: readonly ErrorCode[]) => Type.Union(codes.map(code => Type.Literal(code)), {
-  description: codes.map(code => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join('; ')
+  description: codes.map(code => `\`${code}\`: ${buyerMeaning(code)}`).join('; ')
 })
 
 /** The error body with `code` narrowed: generated clients can switch on it. */
@@ -60,7 +60,7 @@ function errorModel (id: string, status: number, codes: readonly ErrorCode[], de
     $id: id,
     additionalProperties: true,
     description,
-    examples: [{ statusCode: status, error: STATUS_CODES[status], message: ERROR_CODES[codes[0]].meaning, code: codes[0], requestId: 'a1b2c3d4e5f6-1f' }]
+    examples: [{ statusCode: status, error: STATUS_CODES[status], message: buyerMeaning(codes[0]), code: codes[0], requestId: 'a1b2c3d4e5f6-1f' }]
   })
 }
 
@@ -144,7 +144,7 @@ export function jsonResponse (schema: TSchema, description: string, headers: Rec
 export function errorResponses (operation: OperationId): Record<number, ReturnType<typeof jsonResponse>> {
   const responses: Record<number, ReturnType<typeof jsonResponse>> = {}
   for (const [status, codes] of codesByStatus(operation)) {
-    const description = codes.map(code => ERROR_CODES[code].meaning).join('; ')
+    const description = codes.map(code => buyerMeaning(code)).join('; ')
     const refusal = PAID_OPERATIONS.has(operation) && REFUSAL_STATUSES.has(status) ? HEADERS.paymentRefused : {}
     responses[status] = jsonResponse(Type.Ref(errorModelId(operation, status)), description, { ...(RETRYABLE.has(status) ? HEADERS.retryAfter : {}), ...refusal })
   }

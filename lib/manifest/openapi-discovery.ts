@@ -104,7 +104,7 @@ function mcpOperation (errorModel: string): Operation {
       400: rpcError('not a JSON-RPC message, or a batch holding initialize'),
       403: error('a browser origin that is not allowed (FORBIDDEN)'),
       406: rpcError('the Accept header does not name application/json and text/event-stream'),
-      413: error('the body is larger than BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE)'),
+      413: error('the body is larger than the merchant accepts (PAYLOAD_TOO_LARGE)'),
       415: rpcError('the body is not application/json'),
       429: error('rate limited: each tool call of a batch counts (RATE_LIMITED)'),
       500: error('a bug (INTERNAL_ERROR)')
