@@ -82,7 +82,16 @@ const JSON_RPC = {
   }
 }
 
-const rpcBody = (model: string) => ({ oneOf: [{ $ref: `#/components/schemas/${model}` }, { type: 'array', items: { $ref: `#/components/schemas/${model}` }, minItems: 1 }] })
+// A POST carries one message or a batch, and is answered alike: named, so generated clients get a type for each.
+const batchOf = (model: string, description: string) => ({
+  oneOf: [{ $ref: `#/components/schemas/${model}` }, { type: 'array', items: { $ref: `#/components/schemas/${model}` }, minItems: 1 }],
+  description
+})
+const JSON_RPC_BATCHES = {
+  JsonRpcRequestBody: batchOf('JsonRpcRequest', 'One JSON-RPC request or notification, or a batch of them'),
+  JsonRpcResponseBody: batchOf('JsonRpcResponse', 'The JSON-RPC response to one request, or the responses to a batch')
+}
+const rpcBody = (model: keyof typeof JSON_RPC_BATCHES) => ({ $ref: `#/components/schemas/${model}` })
 
 /** POST /mcp: the MCP server (streamable HTTP, stateless, JSON answers), described as the JSON-RPC endpoint it is. */
 function mcpOperation (errorModel: string): Operation {
@@ -97,9 +106,9 @@ function mcpOperation (errorModel: string): Operation {
       'the receipt comes in result._meta["x402/payment-response"].',
     security: [],
     parameters: [{ in: 'header', name: 'accept', required: true, schema: { type: 'string', examples: ['application/json, text/event-stream'] }, description: 'must accept application/json and text/event-stream (MCP streamable HTTP)' }],
-    requestBody: { required: true, content: { 'application/json': { schema: rpcBody('JsonRpcRequest') } } },
+    requestBody: { required: true, content: { 'application/json': { schema: rpcBody('JsonRpcRequestBody') } } },
     responses: {
-      200: { description: 'the JSON-RPC response(s)', content: { 'application/json': { schema: rpcBody('JsonRpcResponse') } } },
+      200: { description: 'the JSON-RPC response(s)', content: { 'application/json': { schema: rpcBody('JsonRpcResponseBody') } } },
       202: { description: 'notifications or responses only: accepted, no body' },
       400: rpcError('not a JSON-RPC message, or a batch holding initialize'),
       403: error('a browser origin that is not allowed (FORBIDDEN)'),
@@ -133,7 +142,7 @@ export function finishDocument (document: Document, options: DiscoveryOptions): 
       linkEncodedHeaders(operation)
     }
   }
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...JSON_RPC } as never }
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...JSON_RPC, ...JSON_RPC_BATCHES } as never }
   document.paths = { ...document.paths, [MCP_PATH]: { post: mcpOperation('Error') } as OpenApi.PathItemObject }
   return document
 }
