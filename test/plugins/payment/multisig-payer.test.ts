@@ -54,13 +54,26 @@ t.test('a multisig-owned account pays with proof headers: the owner or a signing
       t.equal(await balance(paid.merchant.address), merchantBefore + PRICE, 'the merchant received the price')
 
       await refused(t, strict, first, relayer.address, relayer, 'PAYER_MISMATCH')
+      const reads = paid.chain.stats().getAccountInfo ?? 0
       await refused(t, strict, first, stranger.address, stranger, 'PAYER_MISMATCH')
+      t.equal(paid.chain.stats().getAccountInfo ?? 0, reads, 'a stranger\'s proof costs no account read')
       await refused(t, strict, first, absent.address, absent, 'PAYER_MISMATCH')
       await refused(t, strict, first, multisig.address, undefined, 'WALLET_SIGNATURE_REQUIRED')
       await refused(t, strict, first, signers[0].address, relayer, 'WALLET_SIGNATURE_INVALID')
 
       const member = signers.at(-1) as KeyPairSigner
+      // The multisig is read from the chain: a node that cannot answer is 503, the payment kept.
+      paid.chain.failMethod('getAccountInfo', { httpStatus: 503 })
+      const unavailable = await prove(strict, first, member.address, member)
+      paid.chain.failMethod('getAccountInfo', null)
+      t.equal(unavailable.statusCode, 503)
+      t.equal(unavailable.json().code, 'RPC_UNAVAILABLE')
+      t.ok(unavailable.headers['retry-after'], 'with Retry-After')
+      t.equal((await strict.store.claims.status(first))?.status, undefined, 'the payment stays unclaimed')
+
+      const readsBefore = paid.chain.stats().getAccountInfo ?? 0
       const delivered = await prove(strict, first, member.address, member)
+      t.ok((paid.chain.stats().getAccountInfo ?? 0) > readsBefore, 'the member was found in the multisig read from the chain')
       t.equal(delivered.statusCode, 200, 'a signing member proves with its own wallet signature')
       t.equal(delivered.json().data.mintSymbol, 'SOL')
       const receipt = JSON.parse(Buffer.from(String(delivered.headers['x-payment-response']), 'base64').toString('utf8'))
