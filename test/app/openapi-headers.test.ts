@@ -85,6 +85,9 @@ t.test('the answers\' headers are the documented ones, for every route and statu
     await check(t, 'get', PRICE, await get('/api/fetch-price/SOL'))
     await check(t, 'get', PRICE, await get('/api/fetch-price/NOSUCHTOKEN'))
     await check(t, 'get', PRICE, await get(`/api/fetch-price/${'A'.repeat(300)}`))
+    // Refused before routing: a malformed percent-encoding, and headers larger than Node reads.
+    await check(t, 'get', PRICE, await get('/api/fetch-price/%E0%A4%A'), 'malformed target 400')
+    await check(t, 'get', PRICE, await get('/api/fetch-price/SOL', { 'x-padding': 'x'.repeat(20_000) }), 'headers too large 431')
     await check(t, 'get', PRICE, await get('/api/fetch-price/SOL', { 'x-payment-signature': '1'.repeat(88), 'x-payment': 'e30=' }), 'payment forms conflict 400')
     await check(t, 'get', ANALYSIS, await get(`/api/analyze-token/${m.paid.mint}`))
     await check(t, 'get', ANALYSIS, await get('/api/analyze-token/not-an-address'))
