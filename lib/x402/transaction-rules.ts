@@ -41,7 +41,7 @@ export interface PaymentTerms {
 /** What the rules read from a transaction that passed them. */
 export interface CheckedTransfer {
   transaction: WireTransaction
-  /** The transfer's authority: the token owner who signed it, or the owner multisig whose member signed it. */
+  /** The token owner who signed the transfer. */
   payer: string
   amount: bigint
   /** recent blockhash the transaction lives by */
@@ -105,7 +105,7 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
     return reject('X402_TRANSACTION_NOT_ALLOWED', `program ${base58Text(keys[unknown.programIndex])} is not allowed (only compute budget, the token transfer and memos)`)
   }
   if (transaction.numSignerAccounts > MAX_SIGNERS) {
-    return reject('X402_TRANSACTION_NOT_ALLOWED', `the transaction requires ${transaction.numSignerAccounts} signatures; only the payer's and the fee payer's are accepted (a multisig that needs more than one signature pays with proof headers)`)
+    return reject('X402_TRANSACTION_NOT_ALLOWED', `the transaction requires ${transaction.numSignerAccounts} signatures; only the payer's and the fee payer's are accepted`)
   }
 
   let limit: number | undefined
@@ -132,14 +132,8 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
   const tokenInstructions = instructions.filter(ix => ix.program === TOKEN_PROGRAM || ix.program === TOKEN_2022_PROGRAM)
   const transfer = tokenInstructions[0]
   const data = transfer?.data
-  if (tokenInstructions.length !== 1 || data === undefined || data[0] !== TRANSFER_CHECKED || data.length !== 10 || transfer.accountIndexes.length < 4) {
+  if (tokenInstructions.length !== 1 || data === undefined || data[0] !== TRANSFER_CHECKED || data.length !== 10 || transfer.accountIndexes.length !== 4) {
     return reject('X402_TRANSACTION_NOT_ALLOWED', 'exactly one token instruction, a TransferChecked, is required')
-  }
-  // From a multisig-owned account the authority is the multisig (it never signs) and the members
-  // who sign follow it: each must be a signer of this transaction. Within the two signatures, a
-  // 1-of-N multisig pays through x402; one that needs more signatures pays with proof headers.
-  if (transfer.accountIndexes.slice(4).some(index => index >= transaction.numSignerAccounts)) {
-    return reject('X402_TRANSACTION_NOT_ALLOWED', 'every account after the TransferChecked authority must be a multisig member signing this transaction')
   }
   const [source, mint, destination, authority] = [...transfer.accountIndexes].map(index => keys[index])
   if (!sameKey(mint, known(terms.mint))) return reject('X402_MINT_MISMATCH', `the transfer must be of mint ${terms.mint}`)

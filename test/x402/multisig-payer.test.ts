@@ -1,54 +1,46 @@
 import { createNoopSigner } from '@solana/kit'
 import t from 'tap'
-import { createTokenMultisig, multisigExactPayment } from '../fixtures/multisig.js'
+import { createTokenMultisig, multisigExactPayment, payFromMultisig } from '../fixtures/multisig.js'
+import { proofHeaders } from '../fixtures/paid-chain.js'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
 import { paymentRequiredOf, v2Header } from '../fixtures/x402-payment.js'
 
 const ROUTE = '/api/fetch-price/SOL'
 const PRICE = 50_000n
 
-// The standard x402 flow from a token account owned by an SPL Token multisig: the payload is the
-// proof, so no wallet is named; the payer (receipt, failure budget, payment-identifier scope) is
-// the transfer's authority, the multisig. Within the two signatures the flow allows (payer and
-// fee payer) a 1-of-N multisig pays; one needing more signatures is refused before anything moves.
-t.test('x402 from a multisig-owned account', async (t) => {
+// The standard x402 flow from a token account owned by an SPL Token multisig: the exact scheme's
+// transfer authority is the payer who signs, and a multisig never signs (its members follow it in
+// the TransferChecked). The merchant refuses such a payload before anything moves, and the same
+// multisig buys with proof headers: a multisig payer is never left without its delivery.
+t.test('x402 from a multisig-owned account: refused before anything moves, then paid with proof headers', async (t) => {
   const m = await startX402Merchant(t)
   const required = paymentRequiredOf((await fetch(`${m.url}${ROUTE}`)).headers)
-  const json = async (res: Response) => await res.json() as { code?: string, message?: string, data?: { mintSymbol?: string } }
+  const json = async (res: Response) => await res.json() as { code?: string, data?: { mintSymbol?: string } }
   const pay = async (transaction: string) => await fetch(`${m.url}${ROUTE}`, { headers: { 'payment-signature': v2Header(transaction, required.accepts[0], required.resource) } })
+  const relayer = await m.paid.chain.createWallet()
 
-  t.test('1-of-2: one member signs, the merchant pays the fee; delivered once, the multisig named as payer', async (t) => {
-    const multisig = await createTokenMultisig(m.paid, 1, 2, 1_000_000n)
-    const [member] = multisig.members
-    const merchantBefore = await m.merchantBalance()
-    const memberLamports = await m.solBalance(member.address)
-    const transaction = await multisigExactPayment(m.paid, multisig, [member], m.feePayer.address, PRICE)
-    const res = await pay(transaction)
-    t.equal(res.status, 200, JSON.stringify(res.status === 200 ? {} : await json(res.clone())))
-    t.equal((await json(res)).data?.mintSymbol, 'SOL')
-    const receipt = JSON.parse(Buffer.from(res.headers.get('payment-response') ?? '', 'base64').toString('utf8'))
-    t.match(receipt, { success: true, payer: multisig.address })
-    t.equal(await m.tokenBalance(multisig.address), 1_000_000n - PRICE, 'the multisig paid exactly the price, on chain')
-    t.equal(await m.merchantBalance(), merchantBefore + PRICE, 'the merchant received it')
-    t.equal(await m.solBalance(member.address), memberLamports, 'the member paid no fee')
+  for (const [mOf, n, signing] of [[1, 2, [0]], [2, 3, [0, 2]]] as const) {
+    t.test(`${mOf}-of-${n}`, async (t) => {
+      const multisig = await createTokenMultisig(m.paid, mOf, n, 1_000_000n)
+      const signers = signing.map(i => multisig.members[i])
+      const merchantBefore = await m.merchantBalance()
+      const feePayerBefore = await m.solBalance(m.feePayer.address)
+      const refused = await pay(await multisigExactPayment(m.paid, multisig, signers, m.feePayer.address, PRICE))
+      t.equal(refused.status, 402)
+      t.equal((await json(refused)).code, 'X402_TRANSACTION_NOT_ALLOWED')
+      t.equal(await m.tokenBalance(multisig.address), 1_000_000n, 'the multisig kept its tokens')
+      t.equal(await m.merchantBalance(), merchantBefore, 'the merchant received nothing')
+      t.equal(await m.solBalance(m.feePayer.address), feePayerBefore, 'the fee payer paid nothing')
 
-    const replay = await pay(transaction)
-    t.equal(replay.status, 402, 'the same payload buys nothing more')
-    t.equal((await json(replay)).code, 'PAYMENT_ALREADY_USED')
-    t.equal(await m.tokenBalance(multisig.address), 1_000_000n - PRICE)
-  })
-
-  t.test('2-of-3: three signatures are more than the flow allows; refused, nothing moved', async (t) => {
-    const multisig = await createTokenMultisig(m.paid, 2, 3, 1_000_000n)
-    const merchantBefore = await m.merchantBalance()
-    const res = await pay(await multisigExactPayment(m.paid, multisig, [multisig.members[0], multisig.members[2]], m.feePayer.address, PRICE))
-    t.equal(res.status, 402)
-    const body = await json(res)
-    t.equal(body.code, 'X402_TRANSACTION_NOT_ALLOWED')
-    t.match(body.message, /proof headers/, 'the message says how such a multisig pays')
-    t.equal(await m.tokenBalance(multisig.address), 1_000_000n)
-    t.equal(await m.merchantBalance(), merchantBefore)
-  })
+      const signature = await payFromMultisig(m.paid, multisig, signers, relayer, PRICE)
+      const member = signers[0]
+      const res = await fetch(`${m.url}${ROUTE}`, { headers: proofHeaders(signature, member.address) })
+      t.equal(res.status, 200, 'the same multisig buys with proof headers, a signing member named')
+      t.equal((await json(res)).data?.mintSymbol, 'SOL')
+      t.equal(await m.tokenBalance(multisig.address), 1_000_000n - PRICE, 'the price moved once, on chain')
+      t.equal(await m.merchantBalance(), merchantBefore + PRICE)
+    })
+  }
 
   t.test('the fee payer in the place of a multisig signer is refused, nothing moved', async (t) => {
     const multisig = await createTokenMultisig(m.paid, 1, 2, 1_000_000n)
