@@ -12,10 +12,10 @@ export const ERROR_CODES = {
   INVALID_PAYMENT_HEADER: { status: 402, meaning: 'a proof header is malformed' },
   PAYMENT_NOT_FOUND: { status: 402, meaning: 'no transaction with this signature at the required commitment (yet)' },
   PAYMENT_FAILED: { status: 402, meaning: 'the transaction failed on chain and moved no funds' },
-  PAYER_MISMATCH: { status: 402, meaning: 'the named wallet did not sign the transaction' },
+  PAYER_MISMATCH: { status: 402, meaning: 'the named wallet did not pay: it did not sign the transaction, or is neither the owner of the tokens that paid nor a signer of their owner multisig' },
   AMOUNT_TOO_LOW: { status: 402, meaning: 'the merchant received less than the price; `paid` and `required` say how much' },
-  PAYMENT_EXPIRED: { status: 402, meaning: 'the transaction is older than PAYMENT_MAX_AGE_SECONDS' },
-  WALLET_SIGNATURE_REQUIRED: { status: 402, meaning: 'REQUIRE_WALLET_SIGNATURE is on and the proof carries no x-payment-wallet-signature' },
+  PAYMENT_EXPIRED: { status: 402, meaning: 'the transaction is older than PAYMENT_MAX_AGE_SECONDS', buyerMeaning: 'the transaction is older than the merchant accepts (`maxTimeoutSeconds` of the 402 body)' },
+  WALLET_SIGNATURE_REQUIRED: { status: 402, meaning: 'REQUIRE_WALLET_SIGNATURE is on and the proof carries no x-payment-wallet-signature', buyerMeaning: 'this merchant binds proofs to requests (the manifest\'s `wallet_signature_required`) and the proof carries no x-payment-wallet-signature' },
   WALLET_SIGNATURE_INVALID: { status: 402, meaning: 'x-payment-wallet-signature is not the payer\'s signature over this proof and request' },
   PAYMENT_ALREADY_USED: { status: 402, meaning: 'the payment already bought a delivery' },
   PAYMENT_FLOW_MISMATCH: { status: 402, meaning: 'the transaction is an x402 payment (its fee paid by the merchant\'s fee payer): only its x402 payload buys its delivery, never the proof headers' },
@@ -29,7 +29,7 @@ export const ERROR_CODES = {
   X402_FEE_PAYER_EXPOSED: { status: 402, meaning: 'x402: the fee payer appears in an instruction (as authority, source or otherwise); it may pay fees only' },
   X402_TRANSACTION_NOT_ALLOWED: { status: 402, meaning: 'x402: the transaction is not the exact scheme\'s layout (unit limit, unit price, one TransferChecked, then SPL Memo v2 memos), or holds Lighthouse assertions, a lookup table or a third signer' },
   X402_COMPUTE_BUDGET_INVALID: { status: 402, meaning: 'x402: compute budget missing, repeated, out of order (unit limit first, unit price second), or its unit limit above 200,000' },
-  X402_COMPUTE_PRICE_TOO_HIGH: { status: 402, meaning: 'x402: the priority fee (unit limit × unit price) is above X402_MAX_PRIORITY_FEE_LAMPORTS, or the unit price above 5,000,000 micro-lamports; the cap is in `message`' },
+  X402_COMPUTE_PRICE_TOO_HIGH: { status: 402, meaning: 'x402: the priority fee (unit limit × unit price) is above X402_MAX_PRIORITY_FEE_LAMPORTS, or the unit price above 5,000,000 micro-lamports; the cap is in `message`', buyerMeaning: 'x402: the priority fee (unit limit × unit price) is above the merchant\'s cap, or the unit price above 5,000,000 micro-lamports; the cap is in `message`' },
   X402_MINT_MISMATCH: { status: 402, meaning: 'x402: the transfer is of another mint than the payment mint' },
   X402_RECIPIENT_MISMATCH: { status: 402, meaning: 'x402: the transfer does not go to the associated token account of payTo' },
   X402_AMOUNT_MISMATCH: { status: 402, meaning: 'x402: the transfer is not exactly the price' },
@@ -50,13 +50,13 @@ export const ERROR_CODES = {
   REQUEST_TIMEOUT: { status: 408, meaning: 'the request took too long to arrive' },
   CONFLICT: { status: 409, meaning: 'the request conflicts with the current state (framework-level)' },
   AMBIGUOUS_SYMBOL: { status: 409, meaning: 'fetch-price: several tokens use the symbol; `candidates` lists their mints' },
-  PAYMENT_ID_CONFLICT: { status: 409, meaning: 'x402 payment-identifier: this payer used this id for another request (other resource or arguments), or its delivery is past DELIVERY_RETENTION_SECONDS; use a new id. Nothing moved' },
+  PAYMENT_ID_CONFLICT: { status: 409, meaning: 'x402 payment-identifier: this payer used this id for another request (other resource or arguments), or its delivery is past DELIVERY_RETENTION_SECONDS; use a new id. Nothing moved', buyerMeaning: 'x402 payment-identifier: this payer used this id for another request (other resource or arguments), or its delivery is older than the merchant keeps answers; use a new id. Nothing moved' },
   PAYMENT_IN_PROGRESS: { status: 409, meaning: 'another request is being served with this payment (or took it over while this one worked); retry the same payment after `Retry-After`' },
-  PAYLOAD_TOO_LARGE: { status: 413, meaning: 'the body is larger than BODY_LIMIT_BYTES' },
+  PAYLOAD_TOO_LARGE: { status: 413, meaning: 'the body is larger than BODY_LIMIT_BYTES', buyerMeaning: 'the body is larger than the merchant accepts' },
   URI_TOO_LONG: { status: 414, meaning: 'the request target is too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'the body has a content type the route does not read' },
   NOT_A_TOKEN_MINT: { status: 422, meaning: 'analyze-token: the account exists but is not a token mint' },
-  PAYER_BLOCKED: { status: 429, meaning: 'x402: payments from this wallet failed at settlement more than X402_PAYER_FAILURE_LIMIT times in the window (each cost the fee payer); retry after `Retry-After`' },
+  PAYER_BLOCKED: { status: 429, meaning: 'x402: payments from this wallet failed at settlement more than X402_PAYER_FAILURE_LIMIT times in the window (each cost the fee payer); retry after `Retry-After`', buyerMeaning: 'x402: payments from this wallet failed at settlement more times in the window than the merchant allows (each cost the fee payer); retry after `Retry-After`' },
   RATE_LIMITED: { status: 429, meaning: 'too many requests from this client in the window; retry after `Retry-After`' },
   HEADERS_TOO_LARGE: { status: 431, meaning: 'the request headers are too large' },
   INTERNAL_ERROR: { status: 500, meaning: 'a bug: logged with the request id, details never shown' },
@@ -68,6 +68,16 @@ export const ERROR_CODES = {
   X402_FEE_PAYER_UNFUNDED: { status: 503, meaning: 'x402: the merchant\'s fee payer lacks SOL for the fee; nothing moved, retry later or pay with proof headers' },
   UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'fetch-price: the price source is busy or unreachable; retry after `Retry-After`' },
   UPSTREAM_TIMEOUT: { status: 504, meaning: 'fetch-price: the price source did not answer in time' }
-} as const satisfies Record<string, { status: number, meaning: string }>
+} as const satisfies Record<string, { status: number, meaning: string, buyerMeaning?: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES
+
+/**
+ * What a code means to a buyer, for the public documents: `meaning` (the README's table, for
+ * operators) names the setting behind a limit; `buyerMeaning`, where there is one, says the same
+ * without the operator's configuration.
+ */
+export function buyerMeaning (code: ErrorCode): string {
+  const entry: { meaning: string, buyerMeaning?: string } = ERROR_CODES[code]
+  return entry.buyerMeaning ?? entry.meaning
+}

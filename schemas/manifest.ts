@@ -11,7 +11,7 @@ export const ManifestService = Type.Object({
   payment_token: Type.String({ description: 'symbol of the payment token', examples: ['USDC'] }),
   payment_network: Type.String({ description: 'network in x402 form: solana, solana-devnet, solana-testnet or solana-localnet', examples: ['solana-devnet'] }),
   data_network: Type.Optional(Type.String({
-    description: 'Solana cluster the tokens this service describes live on (the DATA_NETWORK name: mainnet-beta, devnet, testnet or localnet); may differ from payment_network (additive)',
+    description: 'Solana cluster the tokens this service describes live on (mainnet-beta, devnet, testnet or localnet); may differ from payment_network (additive)',
     examples: ['mainnet-beta']
   })),
   mcp_tool: Type.Optional(Type.String({
@@ -42,7 +42,7 @@ export const Manifest = Type.Object({
     examples: ['token-merchant mcp --merchant http://localhost:3000']
   }),
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
-    description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature (REQUIRE_WALLET_SIGNATURE); a present one is always checked (additive)'
+    description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature (required) or may (optional); a present one is always checked (additive)'
   }))
 }, { $id: 'Manifest', additionalProperties: false, description: 'The merchant manifest served at /.well-known/agent.json' })
 

@@ -22,7 +22,7 @@ export const PaymentRequirement = Type.Object({
       wallet: Type.String({ examples: ['x-payment-wallet'] }),
       walletSignature: Type.String({ examples: ['x-payment-wallet-signature'], description: 'the payer\'s base58 ed25519 signature over "token-merchant proof <signature> <METHOD> <path>"' })
     }, { description: 'headers to send with the repeated request' }),
-    walletSignatureRequired: Type.Boolean({ description: 'whether proofs must carry the wallet signature (REQUIRE_WALLET_SIGNATURE); a present one is always checked' }),
+    walletSignatureRequired: Type.Boolean({ description: 'whether proofs must carry the wallet signature; a present one is always checked' }),
     solanaPayUrl: Type.String({ description: 'Solana Pay transfer request for the payment' }),
     feePayer: Type.Optional(Type.String({ description: 'x402 exact scheme: the fee payer the transaction must name; the merchant co-signs as it and pays the fee' }))
   })

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { ERROR_CODES, type ErrorCode } from './error-codes.js'
+import { buyerMeaning, ERROR_CODES, type ErrorCode } from './error-codes.js'
 import { PAYMENT_HEADERS } from './payment-headers.js'
 
 /**
@@ -46,7 +46,7 @@ const PAID_OPERATIONS = new Set<OperationId>(['fetchPrice', 'analyzeToken'])
 
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 const codeEnum = (codes: readonly ErrorCode[]) => Type.Union(codes.map(code => Type.Literal(code)), {
-  description: codes.map(code => `\`${code}\`: ${ERROR_CODES[code].meaning}`).join('; ')
+  description: codes.map(code => `\`${code}\`: ${buyerMeaning(code)}`).join('; ')
 })
 
 /** The error body with `code` narrowed: generated clients can switch on it. */
@@ -61,7 +61,7 @@ function errorModel (id: string, status: number, codes: readonly ErrorCode[], de
     $id: id,
     additionalProperties: true,
     description,
-    examples: [{ statusCode: status, error: STATUS_CODES[status], message: ERROR_CODES[codes[0]].meaning, code: codes[0], requestId: 'a1b2c3d4e5f6-1f' }]
+    examples: [{ statusCode: status, error: STATUS_CODES[status], message: buyerMeaning(codes[0]), code: codes[0], requestId: 'a1b2c3d4e5f6-1f' }]
   })
 }
 
@@ -110,28 +110,59 @@ export const OPERATION_ERROR_MODELS: TSchema[] = (Object.keys(OPERATION_ERRORS) 
 /** The 402 body: x402 v1 payment requirements in the common error shape, with one of the payment codes. */
 export const PaymentRequiredCodes = codeEnum(PAYMENT_CODES)
 
-const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ ...schema, description })
+/**
+ * One documented response header. `always`: every answer of that status carries it (the OpenAPI
+ * header's `required`, set when the document is finished: lib/manifest/openapi-discovery.ts);
+ * otherwise it comes when its description says.
+ */
+const header = (description: string, schema: Record<string, unknown> = { type: 'string' }, always = false) =>
+  ({ ...schema, description, ...(always ? { 'x-required': true } : {}) })
+const cacheControl = (value: string, description: string, always = true) =>
+  ({ 'cache-control': header(description, { type: 'string', const: value }, always) })
 
 export const HEADERS = {
-  requestId: { 'x-request-id': header('id of the request (an incoming sane x-request-id is reused)') },
-  retryAfter: { 'retry-after': header('seconds to wait before retrying', { type: 'integer', minimum: 0 }) },
+  requestId: { 'x-request-id': header('id of the request (an incoming sane x-request-id is reused)', undefined, true) },
+  retryAfter: { 'retry-after': header('seconds to wait before retrying, when waiting helps', { type: 'integer', minimum: 0 }) },
   rateLimit: {
-    'x-ratelimit-limit': header('requests allowed per window (when rate limiting is on)', { type: 'integer' }),
-    'x-ratelimit-remaining': header('requests left in the current window (when rate limiting is on)', { type: 'integer' }),
-    'x-ratelimit-reset': header('seconds until the window resets (when rate limiting is on)', { type: 'integer' })
+    'x-ratelimit-limit': header('requests allowed per window (when rate limiting is on; not on answers made before it counts)', { type: 'integer' }),
+    'x-ratelimit-remaining': header('requests left in the current window (when rate limiting is on; not on answers made before it counts)', { type: 'integer' }),
+    'x-ratelimit-reset': header('seconds until the window resets (when rate limiting is on; not on answers made before it counts)', { type: 'integer' })
+  },
+  /** The security headers of a JSON API (plugins/app/response-headers.ts); HSTS only on a request that came over HTTPS. */
+  security: {
+    'x-content-type-options': header('no MIME sniffing', { type: 'string', const: 'nosniff' }, true),
+    'x-frame-options': header('never framed', { type: 'string', const: 'DENY' }, true),
+    'strict-transport-security': header('HSTS, only on a request that came over HTTPS (as a trusted proxy reports it), not on answers made before routing')
+  },
+  /** CORS open to every origin, so browser agents can pay and read the receipts (plugins/app/cross-origin.ts). */
+  cors: {
+    'access-control-allow-origin': header('any origin may read the answer', { type: 'string', const: '*' }, true),
+    'access-control-expose-headers': header('the headers a browser agent may read: the request id, Retry-After, the receipts and PAYMENT-REQUIRED', undefined, true)
   },
   receipt: {
     [PAYMENT_HEADERS.receipt]: header('x402 v1 receipt (proof headers or X-PAYMENT): base64 JSON { success, transaction, network, payer }'),
-    'payment-response': header('x402 v2 receipt (PAYMENT-SIGNATURE): base64 JSON { success, transaction, network (CAIP-2), payer }')
+    'payment-response': header('x402 v2 receipt (PAYMENT-SIGNATURE): base64 JSON { success, transaction, network (CAIP-2), payer }'),
+    [PAYMENT_HEADERS.redelivered]: header('`true` when the answer is the kept one of a payment whose first answer did not reach the buyer (nothing charged again)', { type: 'string', const: 'true' }),
+    ...cacheControl('no-store', 'a paid answer is never cached')
   },
-  paymentRequired: { 'payment-required': header('x402 v2 PaymentRequired, base64 JSON (exact scheme, CAIP-2 network, amount, asset, payTo, extra.feePayer, extensions.bazaar)') },
+  paymentRequired: {
+    'payment-required': header('x402 v2 PaymentRequired, base64 JSON (exact scheme, CAIP-2 network, amount, asset, payTo, extra.feePayer, extensions.bazaar)', undefined, true),
+    ...cacheControl('no-store', 'payment terms are never cached')
+  },
   /** On the answers of a paid route that refuse a payment (400, 409, 429, 503): the terms again. */
-  paymentRefused: { 'payment-required': header('when the answer refuses a payment: the x402 v2 PaymentRequired again, base64 JSON, its `error` the reason') },
-  entityTag: { etag: header('entity tag of the body; send it back in If-None-Match to get a 304 while it is current') }
+  paymentRefused: {
+    'payment-required': header('when the answer refuses a payment: the x402 v2 PaymentRequired again, base64 JSON, its `error` the reason'),
+    ...cacheControl('no-store', 'when the answer refuses a payment: never cached', false)
+  },
+  entityTag: { etag: header('entity tag of the body; send it back in If-None-Match to get a 304 while it is current', undefined, true) },
+  /** The manifest: revalidated with its ETag on every use. */
+  manifestCaching: cacheControl('no-cache', 'caches keep the manifest but revalidate it (ETag) before each use'),
+  /** The discovery documents: fixed for a process. */
+  discoveryCaching: cacheControl('public, max-age=300', 'caches may keep the document five minutes, then revalidate it (ETag)')
 }
 
-/** What every answer carries (the rate-limit headers when rate limiting is on), a 304 included. */
-export const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.rateLimit }
+/** What every answer carries, a 304 included: its request id, the security and CORS headers (HSTS over HTTPS, the rate-limit headers when rate limiting is on). */
+export const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.security, ...HEADERS.cors, ...HEADERS.rateLimit }
 // Statuses a paid route's payment refusals come with (lib/delivery/http-challenges.ts): they carry PAYMENT-REQUIRED.
 const REFUSAL_STATUSES = new Set([400, 409, 429, 503])
 const RETRYABLE = new Set([409, 429, 503])
@@ -145,7 +176,7 @@ export function jsonResponse (schema: TSchema, description: string, headers: Rec
 export function errorResponses (operation: OperationId): Record<number, ReturnType<typeof jsonResponse>> {
   const responses: Record<number, ReturnType<typeof jsonResponse>> = {}
   for (const [status, codes] of codesByStatus(operation)) {
-    const description = codes.map(code => ERROR_CODES[code].meaning).join('; ')
+    const description = codes.map(code => buyerMeaning(code)).join('; ')
     const refusal = PAID_OPERATIONS.has(operation) && REFUSAL_STATUSES.has(status) ? HEADERS.paymentRefused : {}
     responses[status] = jsonResponse(Type.Ref(errorModelId(operation, status)), description, { ...(RETRYABLE.has(status) ? HEADERS.retryAfter : {}), ...refusal })
   }

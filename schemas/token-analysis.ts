@@ -215,7 +215,7 @@ export const MarketAudit = Type.Object({
 export const Market = Type.Object({
   available: Type.Boolean({ description: 'false when no market data could be read: the source failed, timed out, does not list the mint, or serves another cluster' }),
   reason: Type.Optional(Type.String({ description: 'why market data is unavailable (present only when available is false)' })),
-  source: Type.Literal('jupiter-tokens-v2', { description: 'Jupiter\'s token API (/tokens/v2/search), at PRICE_API_URL' }),
+  source: Type.Literal('jupiter-tokens-v2', { description: 'Jupiter\'s token API' }),
   read_at: Type.Optional(ReadAt),
   usd_price: Type.Optional(Usd('price of one token (usdPrice)')),
   liquidity_usd: Type.Optional(Usd('liquidity across the pools Jupiter routes through (liquidity)')),
@@ -249,7 +249,7 @@ export const SellQuote = Type.Object({
 export const SellCheck = Type.Object({
   available: Type.Boolean({ description: 'false when no quote could be asked or read (see reason)' }),
   reason: Type.Optional(Type.String({ description: 'why the sell check is unavailable or not applicable' })),
-  source: Type.Literal('jupiter-swap-v1-quote', { description: 'Jupiter\'s swap API quote (/swap/v1/quote), at PRICE_API_URL' }),
+  source: Type.Literal('jupiter-swap-v1-quote', { description: 'Jupiter\'s swap quote API' }),
   read_at: Type.Optional(ReadAt),
   quotes: Type.Array(ref(SellQuote), { description: 'the sale of $100 and of $1,000 of the token (empty when unavailable)' })
 }, { $id: 'SellCheck', additionalProperties: false, description: 'Can a holder sell, and at what loss: Jupiter quotes selling the token into USDC.' })
@@ -275,7 +275,7 @@ export const CheckEntry = Type.Object({
   status: Type.Union([Type.Literal('passed'), Type.Literal('flagged'), Type.Literal('unavailable'), Type.Literal('not_applicable')], {
     description: 'passed: read, nothing found; flagged: read, see `risks`; unavailable: could not be read (see reason); not_applicable: does not apply to this token or cluster'
   }),
-  source: Type.Union([Type.Literal('chain'), Type.Literal('jupiter')], { description: 'chain: the data RPC of `network`; jupiter: the price API (PRICE_API_URL)' }),
+  source: Type.Union([Type.Literal('chain'), Type.Literal('jupiter')], { description: 'chain: read from the Solana cluster named in `network`; jupiter: Jupiter\'s token API or swap quote API' }),
   slot: Type.Optional(Type.Integer({ description: 'slot at which it was read (chain checks, and Jupiter quotes)' })),
   read_at: Type.Optional(ReadAt),
   risks: Type.Array(Type.String(), { description: 'codes of the findings of this check (in `risks`)' }),
@@ -287,7 +287,7 @@ export const TokenAnalysis = Type.Object({
   authorities: ref(TokenAuthorities),
   summary: Type.String({ description: 'plain sentences, the main risks first' }),
   mint: Address('the analysed mint'),
-  network: Type.Union(NETWORK_NAMES.map(n => Type.Literal(n)), { description: 'Solana cluster the mint was read from (the merchant\'s DATA_NETWORK)', examples: ['mainnet-beta'] }),
+  network: Type.Union(NETWORK_NAMES.map(n => Type.Literal(n)), { description: 'Solana cluster the mint was read from (the merchant\'s data network)', examples: ['mainnet-beta'] }),
   token_program: Type.Union([
     Type.Literal('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'),
     Type.Literal('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb')
@@ -307,7 +307,7 @@ export const TokenAnalysis = Type.Object({
 }, {
   $id: 'TokenAnalysis',
   additionalProperties: false,
-  description: 'Security analysis of a token mint from standard Solana RPC data and a simulated transfer, with market data and sell quotes from Jupiter (PRICE_API_URL) when available and `checks` saying what was and was not checked.',
+  description: 'Security analysis of a token mint from standard Solana RPC data and a simulated transfer, with market data from Jupiter\'s token API and sell quotes from Jupiter\'s swap quote API when available and `checks` saying what was and was not checked.',
   // What a buyer gets, for the document and the bazaar discovery metadata of the 402: a real analysis
   // of the real mainnet fixtures, written by scripts/analysis-examples.ts (checked by the tests).
   examples: [TOKEN_ANALYSIS_EXAMPLE]

@@ -25,22 +25,23 @@ export function createDiscoveryDocuments (options: { name: string, description: 
 
   const examples = (base: string) => products.map(product => exampleUrl(base, product, DISCOVERY_MODELS[product.service].example.params))
 
+  /**
+   * llmstxt.org: an H1, a one-line blockquote summary, prose (paragraphs and lists, no headings)
+   * until the first H2, then H2 sections that hold link lists only (`- [name](url): notes`).
+   */
   function llmsTxt (base: string): string {
     const terms = products[0]
     const product = (p: ProductTerms, url: string) =>
-      `- **${p.service}** — \`${p.method} ${p.openapiPath}\`, ${p.price} ${p.symbol} (${p.amount} base units) per call; MCP tool \`${p.tool}\`. ${p.description} Example: ${url}`
+      `- [${p.service}](${url}): \`${p.method} ${p.openapiPath}\`, ${p.price} ${p.symbol} (${p.amount} base units) per call; MCP tool \`${p.tool}\`. ${p.description}`
     return [
       `# ${options.name}`,
       '',
       `> ${options.description} Paid per request in ${terms.symbol} on Solana through x402 v2 (exact scheme); no account, no API key.`,
       '',
-      '## Products',
+      `Every product is paid to \`${terms.payTo}\` in the token \`${terms.asset}\` (${terms.decimals} decimals) on \`${terms.network.v2}\` (x402 v1 name \`${terms.network.v1}\`). ` +
+        'Each product below links an example call; replace the path parameter to buy another token.',
       '',
-      ...products.map((p, i) => product(p, examples(base)[i])),
-      '',
-      `Every product is paid to \`${terms.payTo}\` in the token \`${terms.asset}\` (${terms.decimals} decimals) on \`${terms.network.v2}\` (x402 v1 name \`${terms.network.v1}\`).`,
-      '',
-      '## How to pay',
+      'How to pay:',
       '',
       `1. Call the URL without payment: the answer is 402, the terms in the \`${X402_HEADERS.paymentRequired.toUpperCase()}\` header (base64 JSON x402 v2 PaymentRequired) and, for x402 v1 clients, in the body.`,
       `2. x402 v2: build and sign the exact-scheme transfer of \`accepts[0]\` (fee payer: \`extra.feePayer\`, the merchant co-signs and pays the fee), repeat the request with \`${X402_HEADERS.paymentV2.toUpperCase()}\`; the document comes with \`${X402_HEADERS.responseV2.toUpperCase()}\` (the receipt). x402 v1 clients use \`X-PAYMENT\`.`,
@@ -48,6 +49,10 @@ export function createDiscoveryDocuments (options: { name: string, description: 
       `4. MCP: \`POST ${base}${MCP_PATH}\` (JSON-RPC, streamable HTTP); a paid tool called without payment returns the PaymentRequired; call it again with the PaymentPayload in \`params._meta["${X402_PAYMENT_META_KEY}"]\`.`,
       '',
       'Send one payment form per request. Malformed input is refused (400) before any payment; a failure after payment charges nothing.',
+      '',
+      '## Products',
+      '',
+      ...products.map((p, i) => product(p, examples(base)[i])),
       '',
       '## Docs',
       '',

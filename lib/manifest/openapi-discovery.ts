@@ -1,5 +1,7 @@
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
 import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
+import { COMMON_HEADERS, HEADERS } from '../../schemas/responses.js'
+import { MCP_SESSION_HEADER } from '../mcp/call-cancellation.js'
 import { X402_PAYMENT_META_KEY } from '../mcp/x402-meta.js'
 import { MCP_PATH } from './merchant-manifest.js'
 import type { ProductTerms } from './payment-terms.js'
@@ -82,12 +84,38 @@ const JSON_RPC = {
   }
 }
 
-const rpcBody = (model: string) => ({ oneOf: [{ $ref: `#/components/schemas/${model}` }, { type: 'array', items: { $ref: `#/components/schemas/${model}` }, minItems: 1 }] })
+// A POST carries one message or a batch, and is answered alike: named, so generated clients get a type for each.
+const batchOf = (model: string, description: string) => ({
+  oneOf: [{ $ref: `#/components/schemas/${model}` }, { type: 'array', items: { $ref: `#/components/schemas/${model}` }, minItems: 1 }],
+  description
+})
+const JSON_RPC_BATCHES = {
+  JsonRpcRequestBody: batchOf('JsonRpcRequest', 'One JSON-RPC request or notification, or a batch of them'),
+  JsonRpcResponseBody: batchOf('JsonRpcResponse', 'The JSON-RPC response to one request, or the responses to a batch')
+}
+const rpcBody = (model: keyof typeof JSON_RPC_BATCHES) => ({ $ref: `#/components/schemas/${model}` })
+
+type RawHeaders = Record<string, { description: string, 'x-required'?: boolean } & Record<string, unknown>>
+
+/**
+ * A documented header as the OpenAPI document spells it: its description, its schema, and
+ * `required` when every answer of the status carries it (`x-required` in schemas/responses.ts).
+ */
+function openApiHeader ({ description, 'x-required': always, ...schema }: RawHeaders[string]): OpenApi.HeaderObject {
+  return { description, schema, ...(always === true ? { required: true } : {}) }
+}
+const openApiHeaders = (headers: RawHeaders) => Object.fromEntries(Object.entries(headers).map(([name, raw]) => [name, openApiHeader(raw)]))
+
+const MCP_SESSION: RawHeaders = {
+  [MCP_SESSION_HEADER]: { type: 'string', description: 'on the answer to an initialize request: the session id a client sends with its later POSTs (a cancelled paid call is found by it)' }
+}
 
 /** POST /mcp: the MCP server (streamable HTTP, stateless, JSON answers), described as the JSON-RPC endpoint it is. */
 function mcpOperation (errorModel: string): Operation {
-  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorModel}` } } } })
-  const rpcError = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcResponse' } } } })
+  // An initialize is answered with a session id, whatever the answer's status.
+  const headers = { ...openApiHeaders(COMMON_HEADERS), ...openApiHeaders(MCP_SESSION) }
+  const error = (description: string, more: RawHeaders = {}) => ({ description, headers: { ...headers, ...openApiHeaders(more) }, content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorModel}` } } } })
+  const rpcError = (description: string) => ({ description, headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcResponse' } } } })
   return {
     operationId: 'mcp',
     tags: ['mcp'],
@@ -97,16 +125,16 @@ function mcpOperation (errorModel: string): Operation {
       'the receipt comes in result._meta["x402/payment-response"].',
     security: [],
     parameters: [{ in: 'header', name: 'accept', required: true, schema: { type: 'string', examples: ['application/json, text/event-stream'] }, description: 'must accept application/json and text/event-stream (MCP streamable HTTP)' }],
-    requestBody: { required: true, content: { 'application/json': { schema: rpcBody('JsonRpcRequest') } } },
+    requestBody: { required: true, content: { 'application/json': { schema: rpcBody('JsonRpcRequestBody') } } },
     responses: {
-      200: { description: 'the JSON-RPC response(s)', content: { 'application/json': { schema: rpcBody('JsonRpcResponse') } } },
-      202: { description: 'notifications or responses only: accepted, no body' },
+      200: { description: 'the JSON-RPC response(s)', headers, content: { 'application/json': { schema: rpcBody('JsonRpcResponseBody') } } },
+      202: { description: 'notifications or responses only: accepted, no body', headers },
       400: rpcError('not a JSON-RPC message, or a batch holding initialize'),
       403: error('a browser origin that is not allowed (FORBIDDEN)'),
       406: rpcError('the Accept header does not name application/json and text/event-stream'),
-      413: error('the body is larger than BODY_LIMIT_BYTES (PAYLOAD_TOO_LARGE)'),
+      413: error('the body is larger than the merchant accepts (PAYLOAD_TOO_LARGE)'),
       415: rpcError('the body is not application/json'),
-      429: error('rate limited: each tool call of a batch counts (RATE_LIMITED)'),
+      429: error('rate limited: each tool call of a batch counts (RATE_LIMITED)', HEADERS.retryAfter),
       500: error('a bug (INTERNAL_ERROR)')
     }
   } as unknown as Operation
@@ -133,7 +161,7 @@ export function finishDocument (document: Document, options: DiscoveryOptions): 
       linkEncodedHeaders(operation)
     }
   }
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...JSON_RPC } as never }
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...JSON_RPC, ...JSON_RPC_BATCHES } as never }
   document.paths = { ...document.paths, [MCP_PATH]: { post: mcpOperation('Error') } as OpenApi.PathItemObject }
   return document
 }
@@ -145,6 +173,12 @@ function linkEncodedHeaders (operation: Operation): void {
   }
   for (const response of Object.values(operation.responses ?? {}) as OpenApi.ResponseObject[]) {
     for (const [name, header] of Object.entries(response.headers ?? {}) as Array<[string, OpenApi.HeaderObject]>) {
+      // A route's header comes through @fastify/swagger with `x-required` still in its schema.
+      const schema = header.schema as Record<string, unknown> | undefined
+      if (schema?.['x-required'] === true) {
+        header.required = true
+        delete schema['x-required']
+      }
       const model = DECODED[name]
       if (model !== undefined) header.schema = encoded(model) as never
     }

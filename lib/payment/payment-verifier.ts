@@ -10,7 +10,8 @@ import { refusal, type Refusal } from '../delivery/refusal.js'
 import type { HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
 import type { Redelivery, RedeliveryOf } from '../delivery/redelivery.js'
 import type { PaymentProof } from './proof-headers.js'
-import { checkPaymentTransaction, type PaymentTransaction } from './verify-transaction.js'
+import { readOwnerMultisig, type OwnerMultisig } from './owner-multisig.js'
+import { checkPaymentTransaction, ownersToReadAsMultisig, type PaymentTransaction } from './verify-transaction.js'
 
 export interface VerifierOptions {
   rpc: SolanaRpc
@@ -82,6 +83,18 @@ export function createPaymentVerifier (options: VerifierOptions) {
     return await lookup
   }
 
+  /** Tokens paid from a multisig-owned account: the owners that are multisigs, read from the chain (none to read in the common case). */
+  async function multisigOwners (owners: string[]): Promise<Map<string, OwnerMultisig>> {
+    const multisigs = new Map<string, OwnerMultisig>()
+    for (const owner of owners) {
+      const multisig = await callRpc(async () => await readOwnerMultisig(rpc, owner as Address, options.commitment).catch((error: unknown) => {
+        throw isNodeError(error) ? rpcUnavailable(error) : error
+      }))
+      if (multisig !== undefined) multisigs.set(owner, multisig)
+    }
+    return multisigs
+  }
+
   return {
     async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, request: ProofRequest): Promise<HeldPayment | Refusal | Redelivery> {
       const { resource, requestKey } = request
@@ -106,14 +119,15 @@ export function createPaymentVerifier (options: VerifierOptions) {
       }
       if (tx.transaction.message.accountKeys[0] === options.x402FeePayer) return x402Payment()
 
-      const check = checkPaymentTransaction(tx, {
+      const expected = {
         payer: proof.wallet,
         payTo: options.payTo,
         mint: options.mint,
         price: service.price,
         maxAgeSeconds: options.maxAgeSeconds,
         nowSeconds: Math.floor(Date.now() / 1000)
-      })
+      }
+      const check = checkPaymentTransaction(tx, { ...expected, multisigs: await multisigOwners(ownersToReadAsMultisig(tx, expected)) })
       if (!check.ok) return refusal(check.rejection.code, check.rejection.message, { details: check.rejection.details })
 
       const claimId = randomUUID()

@@ -1,4 +1,5 @@
 import { formatTokenAmount } from './catalog.js'
+import type { OwnerMultisig } from './owner-multisig.js'
 import type { PaymentRejection } from './payment-error.js'
 
 /** The parts of a getTransaction (encoding "json") result the check reads. */
@@ -31,7 +32,15 @@ export interface PaymentExpectation {
   price: bigint
   maxAgeSeconds: number
   nowSeconds: number
+  /**
+   * Owners of the paying tokens that are SPL Token multisigs, read from the chain (ownersToReadAsMultisig):
+   * a multisig never signs, so the buyer names it, or one of its signers who signed the transaction.
+   */
+  multisigs?: ReadonlyMap<string, OwnerMultisig>
 }
+
+/** At most this many multisig owners are read for one proof: a payment has one source in practice. */
+const MAX_MULTISIG_READS = 2
 
 export type PaymentCheck =
   | { ok: true, paid: bigint, blockTime: number }
@@ -61,14 +70,54 @@ function amountReceived (meta: NonNullable<PaymentTransaction['meta']>, payTo: s
   return received
 }
 
-/** How much of the payment mint the payer's own token accounts lost in the transaction. */
-function amountSpentBy (meta: NonNullable<PaymentTransaction['meta']>, payer: string, mint: string): bigint {
-  let spent = 0n
-  for (const balance of meta.preTokenBalances ?? []) {
-    if (balance.mint === mint && balance.owner === payer) spent += BigInt(balance.uiTokenAmount.amount)
+/** How much of the payment mint each owner's token accounts lost (or gained: negative) in the transaction. */
+function spentByOwner (meta: NonNullable<PaymentTransaction['meta']>, mint: string): Map<string, bigint> {
+  const spent = new Map<string, bigint>()
+  const add = (balance: TokenBalance, sign: bigint) => {
+    if (balance.mint !== mint || balance.owner === undefined) return
+    spent.set(balance.owner, (spent.get(balance.owner) ?? 0n) + sign * BigInt(balance.uiTokenAmount.amount))
   }
-  for (const balance of meta.postTokenBalances ?? []) {
-    if (balance.mint === mint && balance.owner === payer) spent -= BigInt(balance.uiTokenAmount.amount)
+  for (const balance of meta.preTokenBalances ?? []) add(balance, 1n)
+  for (const balance of meta.postTokenBalances ?? []) add(balance, -1n)
+  return spent
+}
+
+const signersOf = (tx: PaymentTransaction) => tx.transaction.message.accountKeys.slice(0, tx.transaction.message.header.numRequiredSignatures)
+
+/**
+ * The token owners to read from the chain as possible multisigs before checking a proof: none in
+ * the common case (the named wallet signed and spent its own tokens), and none for a transaction
+ * that failed, pays the merchant less than the price or names a wallet that neither signed nor
+ * spent (a stranger): only a proof that can pass costs an RPC read. Otherwise the owners that
+ * spent without signing (a multisig never signs): the named wallet itself, or, when it signed,
+ * the owners whose member it may be.
+ */
+export function ownersToReadAsMultisig (tx: PaymentTransaction, expected: Omit<PaymentExpectation, 'multisigs'>): string[] {
+  if (tx.meta === null || (tx.meta.err !== null && tx.meta.err !== undefined)) return []
+  if (amountReceived(tx.meta, expected.payTo, expected.mint) < expected.price) return []
+  const signers = signersOf(tx)
+  const spent = spentByOwner(tx.meta, expected.mint)
+  if (signers.includes(expected.payer) && (spent.get(expected.payer) ?? 0n) > 0n) return []
+  const unsignedOwners = [...spent]
+    .filter(([owner, spent]) => spent > 0n && !signers.includes(owner)).map(([owner]) => owner)
+  if (signers.includes(expected.payer)) return unsignedOwners.slice(0, MAX_MULTISIG_READS)
+  return unsignedOwners.includes(expected.payer) ? [expected.payer] : []
+}
+
+/**
+ * What the named wallet may claim of what each owner spent: its own tokens when it signed, a
+ * multisig's when it is that multisig or a member of it who signed. Never the fee payer's or a
+ * stranger's standing: paying the fee, or signing without being the owner or a member, gives none.
+ */
+function payerSpent (tx: PaymentTransaction, meta: NonNullable<PaymentTransaction['meta']>, expected: PaymentExpectation): bigint {
+  const signed = signersOf(tx).includes(expected.payer)
+  let spent = 0n
+  for (const [owner, amount] of spentByOwner(meta, expected.mint)) {
+    const multisig = expected.multisigs?.get(owner)
+    const authorised = owner === expected.payer
+      ? signed || multisig !== undefined
+      : signed && multisig !== undefined && multisig.signers.includes(expected.payer)
+    if (authorised) spent += amount
   }
   return spent
 }
@@ -92,9 +141,8 @@ export function checkPaymentTransaction (tx: PaymentTransaction, expected: Payme
       rejection: { code: 'PAYMENT_FAILED', message: 'The payment transaction failed on chain and moved no funds', details: { transactionError: toJson(tx.meta.err) } }
     }
   }
-  const { accountKeys, header } = tx.transaction.message
-  if (!accountKeys.slice(0, header.numRequiredSignatures).includes(expected.payer)) {
-    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet did not sign the payment transaction' } }
+  if (!signersOf(tx).includes(expected.payer) && expected.multisigs?.has(expected.payer) !== true) {
+    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet did not sign the payment transaction (nor is it the multisig that owns the tokens that paid)' } }
   }
 
   const paid = amountReceived(tx.meta, expected.payTo, expected.mint)
@@ -111,9 +159,10 @@ export function checkPaymentTransaction (tx: PaymentTransaction, expected: Payme
     }
   }
 
-  // A signer is not enough (a fee payer signs too): the wallet must own the tokens that paid.
-  if (amountSpentBy(tx.meta, expected.payer, expected.mint) <= 0n) {
-    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet is not the owner of the tokens that paid' } }
+  // A signer is not enough (a fee payer signs too): the wallet must own the tokens that paid, or
+  // be their owner multisig, or one of its signers.
+  if (payerSpent(tx, tx.meta, expected) <= 0n) {
+    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet is not the owner of the tokens that paid, nor a signer of their owner multisig' } }
   }
 
   if (tx.blockTime === null) {

@@ -14,7 +14,7 @@ const CACHE_CONTROL = 'public, max-age=300'
 
 interface Served { text: string, tag: string }
 
-const notModified = { description: 'the copy named in If-None-Match is current', headers: { ...COMMON_HEADERS, ...HEADERS.entityTag }, type: 'null' }
+const notModified = { description: 'the copy named in If-None-Match is current', headers: { ...COMMON_HEADERS, ...HEADERS.entityTag, ...HEADERS.discoveryCaching }, type: 'null' }
 
 /** A document that is the same text for every request to one base URL: made once per base, with its entity tag. */
 function sendCached (request: FastifyRequest, reply: FastifyReply, served: Served, type: string) {
@@ -42,7 +42,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['discovery'],
       summary: 'x402 discovery: one example URL per paid product, and how to pay',
       response: {
-        200: documented(X402WellKnown, 'the paid resources', HEADERS.entityTag),
+        200: documented(X402WellKnown, 'the paid resources', { ...HEADERS.entityTag, ...HEADERS.discoveryCaching }),
         304: notModified,
         ...errorResponses('getX402Discovery'),
         default: defaultResponse('getX402Discovery')
@@ -66,7 +66,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['discovery'],
       summary: 'The service explained for language models (llmstxt.org): products, prices, how to pay, links',
       response: {
-        200: { description: 'the llms.txt document (Markdown)', headers: { ...COMMON_HEADERS, ...HEADERS.entityTag }, content: { 'text/plain': { schema: { type: 'string' } } } },
+        200: { description: 'the llms.txt document (Markdown)', headers: { ...COMMON_HEADERS, ...HEADERS.entityTag, ...HEADERS.discoveryCaching }, content: { 'text/plain': { schema: { type: 'string' } } } },
         304: notModified
       }
     }

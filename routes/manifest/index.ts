@@ -35,8 +35,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'The merchant manifest: who we are, what we sell, at what price, paid to whom',
       description: 'Carries an ETag; a request whose If-None-Match names it is answered 304 without a body.',
       response: {
-        200: documented(Manifest, 'the manifest', HEADERS.entityTag),
-        304: { description: 'the copy named in If-None-Match is current', headers: { ...COMMON_HEADERS, ...HEADERS.entityTag }, type: 'null' },
+        200: documented(Manifest, 'the manifest', { ...HEADERS.entityTag, ...HEADERS.manifestCaching }),
+        304: { description: 'the copy named in If-None-Match is current', headers: { ...COMMON_HEADERS, ...HEADERS.entityTag, ...HEADERS.manifestCaching }, type: 'null' },
         ...errorResponses('getManifest'),
         default: defaultResponse('getManifest')
       }

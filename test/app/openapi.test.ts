@@ -133,3 +133,31 @@ t.test('the document speaks to crawlers and generators: guidance, payment info, 
   t.ok(document.components.schemas.JsonRpcRequest && document.components.schemas.JsonRpcResponse)
   t.notOk(document.paths['/llms.txt'], '/llms.txt is a document, not an operation')
 })
+
+t.test('every JSON body in the document, answer or request, is a named component ($ref), POST /mcp included', async (t) => {
+  const app = await build(t)
+  const document = (await app.inject('/openapi.json')).json() as {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>, requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>>
+    components: { schemas: Record<string, unknown> }
+  }
+  let bodies = 0
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const contents = [
+        ...Object.entries(operation.responses).map(([status, response]) => [status, response.content] as const),
+        ['request', operation.requestBody?.content] as const
+      ]
+      for (const [status, content] of contents) {
+        for (const [type, { schema }] of Object.entries(content ?? {})) {
+          if (!type.includes('json')) continue
+          bodies++
+          const ref = typeof schema.$ref === 'string' ? schema.$ref : ''
+          t.same(Object.keys(schema), ['$ref'], `${method} ${path} ${status}: the body is a reference, nothing inline`)
+          t.ok(ref.startsWith('#/components/schemas/') && document.components.schemas[ref.split('/').at(-1) ?? ''] !== undefined, `${method} ${path} ${status}: ${ref} is a component`)
+        }
+      }
+    }
+  }
+  t.ok(bodies > 50, `${bodies} JSON bodies checked`)
+  t.same(document.paths['/mcp'].post.responses['200'].content?.['application/json'].schema, { $ref: '#/components/schemas/JsonRpcResponseBody' })
+})

@@ -52,8 +52,65 @@ t.test('/llms.txt follows llmstxt.org: H1, summary, sections of links; names the
   const links = [...res.body.matchAll(/\]\((https:\/\/merchant\.example[^)]*)\)/g)].map(match => new URL(match[1]).pathname)
   for (const path of links.filter(path => path !== '/mcp')) {
     const answer = await app.inject(path)
-    t.ok(answer.statusCode < 400, `the link ${path} answers (${answer.statusCode})`)
+    // A product's example call answers its payment terms.
+    t.ok(answer.statusCode < 400 || (answer.statusCode === 402 && path.startsWith('/api/')), `the link ${path} answers (${answer.statusCode})`)
   }
   const again = await app.inject({ url: '/llms.txt', headers: { 'if-none-match': String(res.headers.etag) } })
   t.equal(again.statusCode, 304)
+})
+
+/**
+ * llms.txt as the reference implementation reads it (AnswerDotAI/llms-txt, llms_txt/miniparse.py):
+ * the text before the first `## ` holds the title (`# `), an optional one-line summary (`> `) and
+ * the info (everything else); each `## ` heading opens a section whose non-empty lines are link
+ * items `- [title](url)` with optional `: desc`. Stricter than the reference on one point: a
+ * section line that is not a whole link item is reported (the reference would throw or skip it).
+ */
+interface LlmsTxt {
+  title: string
+  summary: string | undefined
+  info: string
+  sections: Map<string, Array<{ title: string, url: string, desc: string | undefined }>>
+  notLinks: string[]
+}
+
+function parseLlmsTxt (text: string): LlmsTxt {
+  const parts = text.split(/^##\s*(.*?)$/m)
+  const start = parts[0].trim()
+  const head = /^#\s*(?<title>.+?)$\n+(?:^>\s*(?<summary>.+?)$)?\n+(?<info>[\s\S]*)/m.exec(start)
+  if (head?.groups === undefined) throw new Error('no H1 title')
+  const sections: LlmsTxt['sections'] = new Map()
+  const notLinks: string[] = []
+  for (let i = 1; i < parts.length; i += 2) {
+    const items = []
+    for (const line of parts[i + 1].trim().split(/\n+/).filter(line => line.trim() !== '')) {
+      const link = /^-\s*\[(?<title>[^\]]+)\]\((?<url>[^)]+)\)(?::\s*(?<desc>.*))?$/.exec(line)
+      if (link?.groups === undefined) notLinks.push(`${parts[i]}: ${line}`)
+      else items.push({ title: link.groups.title, url: link.groups.url, desc: link.groups.desc })
+    }
+    sections.set(parts[i], items)
+  }
+  return { title: head.groups.title, summary: head.groups.summary, info: head.groups.info, sections, notLinks }
+}
+
+t.test('/llms.txt parses as llmstxt.org defines it: prose before the first H2, H2 sections of link items only', async t => {
+  const app = await build(t, { PUBLIC_BASE_URL: 'https://merchant.example' })
+  const text = (await app.inject('/llms.txt')).body
+  const parsed = parseLlmsTxt(text)
+  t.equal(parsed.title, 'token-merchant')
+  t.match(parsed.summary, /x402/, 'a one-line summary')
+  t.notMatch(parsed.info, /^#/m, 'the info holds no heading')
+  for (const needle of ['How to pay', 'PAYMENT-REQUIRED', 'PAYMENT-SIGNATURE', 'x-payment-signature', 'x-payment-wallet', 'params._meta', 'one payment form per request']) {
+    t.ok(parsed.info.includes(needle), `the info says ${needle}`)
+  }
+  t.same(parsed.notLinks, [], 'every line of every section is a link item')
+  t.same([...parsed.sections.keys()], ['Products', 'Docs', 'Optional'])
+  const products = parsed.sections.get('Products') ?? []
+  t.same(products.map(item => item.title), ['fetch-price', 'analyze-token'], 'one link per product, from the catalogue')
+  t.same(products.map(item => item.url), ['https://merchant.example/api/fetch-price/SOL', 'https://merchant.example/api/analyze-token/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'], 'each an example call')
+  t.match(products[0].desc, /0\.05 USDC .*fetch_price/)
+  t.match(products[1].desc, /0\.1 USDC .*analyze_token/)
+  t.ok([...parsed.sections.values()].flat().every(item => item.desc !== undefined && item.desc.length > 0), 'every link has its notes')
+
+  t.same(parseLlmsTxt('# T\n\n> S\n\nprose\n\n## A\n\n- [x](http://x): y\nnot a link\n').notLinks, ['A: not a link'], 'the parser reports prose in a section')
 })

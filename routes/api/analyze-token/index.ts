@@ -20,8 +20,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: `Security analysis of a token mint from on-chain data (${dataNetwork}), with a 1-100 risk score`,
       description: 'Reads the mint (SPL Token or Token-2022, extensions included), its metadata and its largest holders ' +
         `with standard Solana RPC calls on ${dataNetwork} (the merchant's data network, which may differ from the network ` +
-        'it is paid on), simulates a plain transfer, asks the price API (PRICE_API_URL) for market data and sell quotes ' +
-        '(a failing price API never fails the call: `checks` says what could not be read), and explains the score finding by finding. A malformed address is answered 400 ' +
+        'it is paid on), simulates a plain transfer, asks Jupiter\'s token API for market data and its swap quote API for sell quotes ' +
+        '(Jupiter failing never fails the call: `checks` says what could not be read), and explains the score finding by finding. A malformed address is answered 400 ' +
         `before any payment is asked; a missing account on ${dataNetwork} (404) or an account that is not a mint (422) is ` +
         'found after payment, and leaves the proof unredeemed for another call; so does a data RPC that cannot answer (503).',
       params: AnalyzeTokenParams,

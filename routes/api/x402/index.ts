@@ -18,9 +18,9 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['browser'],
       summary: 'The unsigned x402 `exact` transaction for a buyer, and the buyer\'s balance: what the payment page has its wallet sign',
       description: 'For the payment page, which reaches no RPC: the merchant builds the transaction an x402 client would (compute budget within ' +
-        'X402_MAX_PRIORITY_FEE_LAMPORTS, one TransferChecked of exactly the price to payTo\'s token account, the merchant\'s fee payer, a memo ' +
+        'the merchant\'s priority-fee cap, one TransferChecked of exactly the price to payTo\'s token account, the merchant\'s fee payer, a memo ' +
         'nonce, a recent blockhash). It signs nothing and keeps nothing: the signed transaction is paid with like any other, in PAYMENT-SIGNATURE. ' +
-        'Limited to PAYWALL_PREPARE_MAX calls per client and RATE_LIMIT_WINDOW_MS.',
+        'Limited to a number of calls per client and window (429 RATE_LIMITED).',
       body: PreparePaymentRequest,
       response: {
         200: documented(PreparedPayment, 'the unsigned transaction and the buyer\'s balance'),
