@@ -5,18 +5,9 @@ import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { runDemo } from '../../demo/demo.js'
 import { PROJECT_ROOT } from '../../project.js'
-import { killOnExit } from '../fixtures/stop-on-exit.js'
+import { isRunning, killOnExit } from '../fixtures/stop-on-exit.js'
 
 const SIGNATURE = /signature ([1-9A-HJ-NP-Za-km-z]{64,88})/g
-
-function isRunning (pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 t.test('runDemo: the whole flow on real processes over real HTTP, in the specification\'s order', async t => {
   const lines: string[] = []

@@ -11,19 +11,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import t, { type Test } from 'tap'
 import { PROJECT_ROOT } from '../../project.js'
-import { killOnExit } from '../fixtures/stop-on-exit.js'
+import { isRunning, killOnExit } from '../fixtures/stop-on-exit.js'
 
 const LOADER = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href
 const FIXTURE = pathToFileURL(join(PROJECT_ROOT, 'test', 'fixtures', 'embedded-postgres.ts')).href
-
-function isRunning (pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** A process that starts an embedded server, prints its folder and PostgreSQL's pid, then runs `ending`. */
 async function serverThenEnd (t: Test, ending: string) {
