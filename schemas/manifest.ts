@@ -36,13 +36,13 @@ export const Manifest = Type.Object({
     format: 'uri',
     description: 'absolute URL of the MCP endpoint (streamable HTTP): the same products as tools, paid through x402\'s MCP transport (additive)'
   }),
-  a2a_card_url: Type.Optional(Type.String({ format: 'uri', description: 'absolute URL of the A2A agent card: the same products as A2A skills, paid through the a2a-x402 extension (additive)' })),
+  a2a_card_url: Type.Optional(Type.String({ format: 'uri', description: 'absolute URL of the A2A agent card (the products as A2A skills; additive)' })),
   mcp_bridge: Type.String({
     description: 'the command an MCP host runs to buy these tools over stdio, paid by the buyer\'s wallet within its limits (the token-merchant client; add --keypair) (additive)',
     examples: ['token-merchant mcp --merchant http://localhost:3000']
   }),
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
-    description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature (required) or may (optional); a present one is always checked (additive)'
+    description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature; a present one is always checked (additive)'
   }))
 }, { $id: 'Manifest', additionalProperties: false, description: 'The merchant manifest served at /.well-known/agent.json' })
 

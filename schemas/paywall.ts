@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import { BaseUnits, SolanaAddress } from './common.js'
 
-/** Body of POST /api/x402/prepare: which resource, bought by which wallet (inline in the document: a request body is no shared model). */
+/** Body of POST /api/x402/prepare: which resource, bought by which wallet. */
 export const PreparePaymentRequest = Type.Object({
   resource: Type.String({ minLength: 1, maxLength: 2048, description: 'the URL of a paid resource of this merchant, as its 402 names it (PAYMENT-REQUIRED `resource.url`)', examples: ['https://merchant.example/api/fetch-price/SOL'] }),
   buyer: { ...SolanaAddress, description: 'the wallet that signs the transfer (the token owner)' }
-}, { additionalProperties: false })
+}, { $id: 'PreparePaymentRequest', additionalProperties: false })
 
 /** Answer of POST /api/x402/prepare: the unsigned x402 `exact` transaction and the buyer's balance. */
 export const PreparedPayment = Type.Object({

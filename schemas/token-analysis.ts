@@ -307,7 +307,7 @@ export const TokenAnalysis = Type.Object({
 }, {
   $id: 'TokenAnalysis',
   additionalProperties: false,
-  description: 'Security analysis of a token mint from standard Solana RPC data and a simulated transfer, with market data from Jupiter\'s token API and sell quotes from Jupiter\'s swap quote API when available and `checks` saying what was and was not checked.',
+  description: 'Security analysis of a token mint from Solana RPC data and a simulated transfer, with market data and sell quotes from Jupiter\'s token and swap quote APIs when available, and `checks` saying what was checked.',
   // What a buyer gets, for the document and the bazaar discovery metadata of the 402: a real analysis
   // of the real mainnet fixtures, written by scripts/analysis-examples.ts (checked by the tests).
   examples: [TOKEN_ANALYSIS_EXAMPLE]

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import { isAddress, type Address } from '@solana/kit'
 import { AppError } from '../../../lib/errors/app-error.js'
 import { publicBaseUrl } from '../../../lib/http/public-url.js'
@@ -21,7 +22,8 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
         'the merchant\'s priority-fee cap, one TransferChecked of exactly the price to payTo\'s token account, the merchant\'s fee payer, a memo ' +
         'nonce, a recent blockhash). It signs nothing and keeps nothing: the signed transaction is paid with like any other, in PAYMENT-SIGNATURE. ' +
         'Limited to a number of calls per client and window (429 RATE_LIMITED).',
-      body: PreparePaymentRequest,
+      // A reference to the registered model, so the document names the body as a component.
+      body: Type.Unsafe<Static<typeof PreparePaymentRequest>>({ $ref: PreparePaymentRequest.$id }),
       response: {
         200: documented(PreparedPayment, 'the unsigned transaction and the buyer\'s balance'),
         ...errorResponses('prepareX402Payment'),

@@ -5,6 +5,7 @@ import { createOriginPolicy, parseOriginList } from '../../../lib/mcp/origin-pol
 import { listTools } from '../../../lib/mcp/tool-catalog.js'
 import { ref } from '../../../schemas/ref.js'
 import { MODELS } from '../../../schemas/index.js'
+import { TokenAnalysis } from '../../../schemas/token-analysis.js'
 
 t.test('selfContainedSchema inlines every model reference, drops $id and TypeBox symbols', async t => {
   const Leaf = Type.Object({ n: Type.Integer() }, { $id: 'Leaf' })
@@ -42,7 +43,7 @@ t.test('every tool schema of the catalogue resolves against the registered model
   }
   t.match(tools.find(tool => tool.name === 'fetch_price'), { annotations: { readOnlyHint: true, openWorldHint: true } })
   const analysis = tools.find(tool => tool.name === 'analyze_token')!
-  t.equal(analysis.outputSchema.description, 'Security analysis of a token mint from standard Solana RPC data and a simulated transfer, with market data and sell quotes from Jupiter (PRICE_API_URL) when available and `checks` saying what was and was not checked. With isError: the error body or the x402 PaymentRequired.')
+  t.equal(analysis.outputSchema.description, `${TokenAnalysis.description as string} With isError: the error body or the x402 PaymentRequired.`)
   t.match((analysis.outputSchema.anyOf as Array<{ description?: string }>)[0].description, /^Full schema: https:\/\/merchant\.example\/openapi\.json#\/components\/schemas\/TokenAnalysis$/,
     'the top level is kept; the rest is in the OpenAPI document')
   for (const tool of tools) t.notMatch(tool.description, /GET |\/api\/|_meta|\/\.well-known/, `${tool.name}: written for a model, no HTTP paths`)
