@@ -36,7 +36,7 @@ export const Manifest = Type.Object({
     format: 'uri',
     description: 'absolute URL of the MCP endpoint (streamable HTTP): the same products as tools, paid through x402\'s MCP transport (additive)'
   }),
-  a2a_card_url: Type.Optional(Type.String({ format: 'uri', description: 'absolute URL of the A2A agent card (the products as A2A skills; additive)' })),
+  a2a_card_url: Type.Optional(Type.String({ format: 'uri', description: 'absolute URL of the A2A agent card (additive)' })),
   mcp_bridge: Type.String({
     description: 'the command an MCP host runs to buy these tools over stdio, paid by the buyer\'s wallet within its limits (the token-merchant client; add --keypair) (additive)',
     examples: ['token-merchant mcp --merchant http://localhost:3000']
