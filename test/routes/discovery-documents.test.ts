@@ -107,7 +107,7 @@ t.test('/llms.txt parses as llmstxt.org defines it: prose before the first H2, H
   t.same([...parsed.sections.keys()], ['Products', 'Docs', 'Optional'])
   const products = parsed.sections.get('Products') ?? []
   t.same(products.map(item => item.title), ['fetch-price', 'analyze-token'], 'one link per product, from the catalogue')
-  t.same(products.map(item => item.url), ['https://merchant.example/api/fetch-price/SOL', 'https://merchant.example/api/analyze-token/EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'], 'each an example call')
+  t.same(products.map(item => item.url), ['https://merchant.example/api/fetch-price/SOL', 'https://merchant.example/api/analyze-token/7EYnhQoR9YM3N7UoaKRoA44Uy8JeaZV3qyouov87awMs'], 'each an example call (the bazaar examples)')
   t.match(products[0].desc, /0\.05 USDC .*fetch_price/)
   t.match(products[1].desc, /0\.1 USDC .*analyze_token/)
   t.ok([...parsed.sections.values()].flat().every(item => item.desc !== undefined && item.desc.length > 0), 'every link has its notes')
