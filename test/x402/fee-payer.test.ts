@@ -32,7 +32,12 @@ t.test('the fee payer: its token account duty, its balance, and a settlement it 
       account = (await paid.chain.rpc.getAccountInfo(ata, { commitment: 'confirmed', encoding: 'base64' }).send()).value
     }
     t.ok(account, 'created, paid by the fee payer')
-    const ready = (await app.inject('/health/ready')).json()
+    // The balance is read beside the account's creation, not before it: wait for the first reading.
+    let ready = (await app.inject('/health/ready')).json()
+    for (let i = 0; i < 50 && ready.checks.fee_payer === 'unchecked'; i++) {
+      await sleep(100)
+      ready = (await app.inject('/health/ready')).json()
+    }
     t.equal(ready.status, 'ok')
     t.equal(ready.checks.fee_payer, 'ok')
   })
