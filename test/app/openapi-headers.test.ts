@@ -112,6 +112,16 @@ t.test('the answers\' headers are the documented ones, for every route and statu
     m.paid.chain.failMethod('getTransaction', null)
   })
 
+  t.test('POST /api/x402/prepare (the payment page\'s): prepared, malformed, not for sale', async (t) => {
+    const prepare = async (body: unknown) => await fetch(`${m.url}/api/x402/prepare`, { method: 'POST', headers: { 'x-forwarded-proto': 'https', 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    // Behind the trusted proxy the merchant's own URLs are https ones: the resource names one of them.
+    const resource = `https://${new URL(m.url).host}/api/fetch-price/SOL`
+    const buyer = await m.paid.newBuyer(1_000_000n)
+    await check(t, 'post', '/api/x402/prepare', await prepare({ resource, buyer: buyer.address }), 'prepare 200')
+    await check(t, 'post', '/api/x402/prepare', await prepare({ resource, buyer: 'not-an-address' }), 'prepare 400')
+    await check(t, 'post', '/api/x402/prepare', await prepare({ resource: 'https://elsewhere.example/api/fetch-price/SOL', buyer: buyer.address }), 'prepare 404')
+  })
+
   t.test('POST /mcp: answers, notifications and refusals', async (t) => {
     const mcp = async (body: string, headers: Record<string, string> = {}) => await fetch(`${m.url}/mcp`, {
       method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-forwarded-proto': 'https', ...headers }
