@@ -1,15 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
-import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022'
-import { getBase58Decoder, getBase64Encoder, type Address } from '@solana/kit'
+import { getBase64Encoder, type Address } from '@solana/kit'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { rpcUnavailable } from '../solana/rpc-errors.js'
+import { decodeTokenMultisig } from '../solana/token-multisig.js'
 
-/** An SPL Token (or Token-2022) multisig account as the token program lays it out: m, n, initialized, 11 signer keys. */
-const MULTISIG_SIZE = 355
-const MAX_SIGNERS = 11
-const SIGNERS_OFFSET = 3
 const DEFAULT_KEY = '11111111111111111111111111111111'
 
 /** A token owner that is a multisig: the members whose signatures can move its tokens. */
@@ -35,19 +30,10 @@ const AccountAnswer = TypeCompiler.Compile(Type.Object({
  * multisig size, not initialized, or m and n out of the program's bounds (1 ≤ m ≤ n ≤ 11). Pure.
  */
 export function decodeOwnerMultisig (program: string, data: Uint8Array): OwnerMultisig | undefined {
-  if (program !== TOKEN_PROGRAM_ADDRESS && program !== TOKEN_2022_PROGRAM_ADDRESS) return undefined
-  if (data.length !== MULTISIG_SIZE) return undefined
-  const [m, n, initialized] = data
-  if (initialized !== 1 || n < 1 || n > MAX_SIGNERS || m < 1 || m > n) return undefined
-  const keys = getBase58Decoder()
-  const signers: string[] = []
-  for (let i = 0; i < n; i++) {
-    const start = SIGNERS_OFFSET + 32 * i
-    signers.push(keys.decode(data.subarray(start, start + 32)))
-  }
+  const multisig = decodeTokenMultisig(program as Address, data)
   // The program never stores the default key as a member of an initialized multisig.
-  if (signers.includes(DEFAULT_KEY)) return undefined
-  return { m, n, signers }
+  if (multisig === null || multisig.signers.includes(DEFAULT_KEY as Address)) return undefined
+  return { m: multisig.threshold, n: multisig.signers.length, signers: multisig.signers }
 }
 
 /**

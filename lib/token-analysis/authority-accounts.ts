@@ -12,34 +12,15 @@ import {
   type Address,
   type Decoder
 } from '@solana/kit'
-import { getMultisigDecoder, getMultisigSize, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
-import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022'
+import type { MultisigState } from '../solana/token-multisig.js'
 
 /** Squads Protocol v4 (Squads-Protocol/v4, programs/squads_multisig_program) and v3 (squads-mpl). */
 export const SQUADS_V4_PROGRAM = 'SQDS4ep65T869zMMBKyuUq6aD6EgTu8psMjkvj52pCf' as Address
 export const SQUADS_V3_PROGRAM = 'SMPLecH534NA9acpos4G6x7uf3LWbCAwZQE9e8ZekMu' as Address
 
-/** A multisig as its account says: m of n, and the n keys. */
-export interface MultisigState {
-  threshold: number
-  signers: Address[]
-}
-
 /** First 8 bytes of an Anchor account: sha256("account:<Name>"). */
 const anchorDiscriminator = (name: string) => new Uint8Array(createHash('sha256').update(`account:${name}`).digest().subarray(0, 8))
 const startsWith = (data: Uint8Array, prefix: Uint8Array) => data.length >= prefix.length && prefix.every((byte, i) => data[i] === byte)
-
-/**
- * SPL Token / Token-2022 `Multisig` (355 bytes, the same in both programs): m, n, is_initialized,
- * then 11 signer slots of which the first n are used.
- */
-export function decodeTokenMultisig (owner: Address, data: Uint8Array): MultisigState | null {
-  if (owner !== TOKEN_PROGRAM_ADDRESS && owner !== TOKEN_2022_PROGRAM_ADDRESS) return null
-  if (data.length !== getMultisigSize()) return null
-  const multisig = getMultisigDecoder().decode(data)
-  if (!multisig.isInitialized || multisig.n === 0 || multisig.m === 0 || multisig.m > multisig.n || multisig.n > multisig.signers.length) return null
-  return { threshold: multisig.m, signers: multisig.signers.slice(0, multisig.n) }
-}
 
 /**
  * Squads v4 `Multisig` (state/multisig.rs): create_key, config_authority, threshold u16, time_lock

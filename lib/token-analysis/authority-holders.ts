@@ -13,7 +13,8 @@ import {
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import { TOKEN_2022_PROGRAM_ADDRESS } from '@solana-program/token-2022'
 import type { AuthorityPowerBody, TokenExtensionBody, TokenMetadataBody } from '../../schemas/token-analysis.js'
-import { decodeSquadsMultisig, decodeTokenMultisig, SQUADS_V3_PROGRAM, SQUADS_V4_PROGRAM } from './authority-accounts.js'
+import { decodeSquadsMultisig, SQUADS_V3_PROGRAM, SQUADS_V4_PROGRAM } from './authority-accounts.js'
+import { decodeTokenMultisig } from '../solana/token-multisig.js'
 import { refusalReason } from './holders.js'
 import { METAPLEX_METADATA_PROGRAM } from './metaplex-metadata.js'
 
