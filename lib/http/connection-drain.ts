@@ -23,6 +23,16 @@ function answerInProgress (socket: Socket): ServerResponse | undefined {
   return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined
 }
 
+/**
+ * The idle time a poll may count: the time since the previous poll, but no more than two poll
+ * intervals. After the process stalled (a loaded machine, a long GC), timers run before the
+ * event loop reads sockets, so a request sent during the stall is still unread: counting the
+ * whole stall as idleness would close that connection under its request, which then fails.
+ */
+function observedIdle (sinceLastPollMs: number, pollMs: number): number {
+  return Math.min(sinceLastPollMs, 2 * pollMs)
+}
+
 // During a drain, every answer tells its client to go: added ahead of the application's listener,
 // so the header is there before any hook writes.
 function closeAfterAnswer (_request: IncomingMessage, response: ServerResponse): void {
@@ -39,8 +49,9 @@ function closeAfterAnswer (_request: IncomingMessage, response: ServerResponse):
 export function createConnectionDrain (server: Server, options: ConnectionDrainOptions = {}) {
   const { idleCloseMs = DEFAULT_IDLE_CLOSE_MS, pollMs = 25 } = options
   const connections = openConnections(server)
-  // During a drain: since when each connection has been seen with no answer in progress.
-  const idleSince = new WeakMap<Socket, number>()
+  // During a drain: how long each connection has been seen with no answer in progress, counted
+  // only in time the event loop was free to read it (see observedIdle).
+  const idleFor = new WeakMap<Socket, number>()
   let draining = false
 
   function inFlight (): number {
@@ -75,16 +86,19 @@ export function createConnectionDrain (server: Server, options: ConnectionDrainO
      */
     async settle (graceMs: number): Promise<boolean> {
       const deadline = Date.now() + graceMs
+      let lastPoll = Date.now()
       for (;;) {
         const now = Date.now()
+        const idle = observedIdle(now - lastPoll, pollMs)
+        lastPoll = now
         for (const socket of connections) {
           if (answerInProgress(socket) !== undefined) {
-            idleSince.delete(socket)
+            idleFor.delete(socket)
             continue
           }
-          const since = idleSince.get(socket) ?? now
-          if (since === now) idleSince.set(socket, now)
-          if (since <= now - idleCloseMs) socket.destroy()
+          const total = (idleFor.get(socket) ?? -idle) + idle
+          idleFor.set(socket, total)
+          if (total >= idleCloseMs) socket.destroy()
         }
         if (connections.size === 0) return true
         if (now >= deadline) return false

@@ -188,7 +188,7 @@ t.test('under PM2: start from anywhere, reload under load, metrics, stop with a 
       const newPids = await waitOnline(pids)
       await sleep(300)
       const result = await load.stop()
-      t.same(result.failures, {}, `reload ${round}: no failed request`)
+      t.same(result.failures, {}, `reload ${round}: no failed request (${JSON.stringify(result.failures)})`)
       t.equal(result.failed, 0)
       t.ok(result.ok > 50, `reload ${round}: ${result.ok} requests answered during the reload`)
       t.notSame(newPids.sort(), pids.sort(), 'every worker was replaced')
