@@ -4,12 +4,12 @@ import { createServer } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { createConnectionDrain } from '../../../lib/http/connection-drain.js'
 
 const IDLE_CLOSE_MS = 300
 
-async function startServer (t: Tap.Test) {
+async function startServer (t: Test) {
   const server = createServer((_request, response) => response.end('ok'))
   server.keepAliveTimeout = 60_000
   server.listen(0, '127.0.0.1')
