@@ -33,13 +33,29 @@ export interface MerchantMcpServerOptions {
  * malformed call with -32603 and a zod dump, MCP asks for -32602 Invalid params.
  */
 export function createMerchantMcpServer (options: MerchantMcpServerOptions): Server {
-  const { argumentChecks } = options
   // listChanged false: the tools never change while the server runs, and a stateless server could not say so.
   const server = new Server(options.info, { capabilities: { tools: { listChanged: false } }, instructions: options.instructions })
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...options.requestTools().tools] }))
 
-  async function callTool (request: JSONRPCRequest, signal: AbortSignal): Promise<CallToolResult> {
+  const callTool = createToolCallHandler(options)
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method === 'tools/call') return await callTool(request, extra.signal)
+    throw new JsonRpcError(RPC_METHOD_NOT_FOUND, 'Method not found')
+  }
+
+  return server
+}
+
+/**
+ * A tools/call request's answer: the handler the SDK's server runs for it, and the one the HTTP
+ * door runs itself for a single call (lib/mcp/direct-tool-call.ts). A protocol error is thrown
+ * as a JsonRpcError; everything else is a tool result.
+ */
+export function createToolCallHandler (options: Pick<MerchantMcpServerOptions, 'argumentChecks' | 'requestTools'>) {
+  const { argumentChecks } = options
+
+  return async function callTool (request: JSONRPCRequest, signal: AbortSignal): Promise<CallToolResult> {
     const params = toolCallParams(request.params)
     const { name } = params
     // An unknown tool is a protocol error (MCP: -32602), not a tool result.
@@ -77,11 +93,4 @@ export function createMerchantMcpServer (options: MerchantMcpServerOptions): Ser
       return errorResult(errorBodyOf(error))
     }
   }
-
-  server.fallbackRequestHandler = async (request, extra) => {
-    if (request.method === 'tools/call') return await callTool(request, extra.signal)
-    throw new JsonRpcError(RPC_METHOD_NOT_FOUND, 'Method not found')
-  }
-
-  return server
 }

@@ -8,7 +8,9 @@ import { loggableError } from '../../lib/errors/loggable-error.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
 import { createManifestBuilder, MCP_PATH } from '../../lib/manifest/merchant-manifest.js'
 import { invalidRequestReason, jsonRpcErrorResponse, RPC_INVALID_REQUEST, RPC_PARSE_ERROR } from '../../lib/mcp/json-rpc.js'
-import { createMerchantMcpServer, type RequestTools } from '../../lib/mcp/merchant-mcp-server.js'
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
+import { directAnswerBody, directToolCall } from '../../lib/mcp/direct-tool-call.js'
+import { createMerchantMcpServer, createToolCallHandler, type RequestTools } from '../../lib/mcp/merchant-mcp-server.js'
 import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
 import { createCallCancellation, MCP_SESSION_HEADER } from '../../lib/mcp/call-cancellation.js'
 import { createOriginPolicy, parseOriginList } from '../../lib/mcp/origin-policy.js'
@@ -129,6 +131,33 @@ export default fp(async (fastify) => {
   }
   const idle: Array<ReturnType<typeof createMerchantMcpServer>> = []
   const takeServer = () => idle.pop() ?? createMerchantMcpServer({ info, argumentChecks, requestTools, instructions })
+  const callTool = createToolCallHandler({ argumentChecks, requestTools })
+
+  /** Writes the headers set so far (security, CORS, request id, rate limit) on the raw answer, which is ours from here. */
+  function takeAnswer (reply: FastifyReply): void {
+    reply.hijack()
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value)
+    }
+  }
+
+  /**
+   * A single tools/call answered as the SDK's transport and server would (lib/mcp/direct-tool-call.ts):
+   * the same handler, the same JSON, and, as there, a client that leaves aborts the call and gets nothing.
+   */
+  async function answerDirectly (call: JSONRPCRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    takeAnswer(reply)
+    const left = new AbortController()
+    reply.raw.once('close', () => left.abort())
+    let body: string
+    try {
+      body = directAnswerBody(call, { result: await current.run(requestToolsOf(request, reply), async () => await callTool(call, left.signal)) })
+    } catch (error) {
+      body = directAnswerBody(call, { error })
+    }
+    if (left.signal.aborted) return
+    reply.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body)
+  }
 
   // The global rate limit counts an HTTP request once; a JSON-RPC batch holds several calls, so each
   // tool call or cancel notice past the first counts too (the same counter and key as the global
@@ -156,16 +185,14 @@ export default fp(async (fastify) => {
     const invalid = invalidRequestReason(request.body)
     if (invalid !== undefined) return await reply.code(400).send(jsonRpcErrorResponse(RPC_INVALID_REQUEST, invalid))
     await cancellation.cancelNoticed(request.headers[MCP_SESSION_HEADER], request.body)
+    const direct = config.MCP_DIRECT_CALLS ? directToolCall(request.body, request.headers) : undefined
+    if (direct !== undefined) return await answerDirectly(direct, request, reply)
     const server = takeServer()
     // A session id names this client's calls, so its cancel notices can find them (stateless otherwise).
     if (cancellation.initializes(request.body)) reply.header(MCP_SESSION_HEADER, cancellation.newSessionId())
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    // From here the transport writes the answer; the headers set so far (security, CORS, request
-    // id, rate limit) go with it.
-    reply.hijack()
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) reply.raw.setHeader(name, value)
-    }
+    // From here the transport writes the answer.
+    takeAnswer(reply)
     const connecting = server.connect(transport)
     // The answer is out (or the client left): the transport is spent, the server goes back to the
     // pool, once connected (a client leaving early must not pool a server about to connect).
