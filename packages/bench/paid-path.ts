@@ -4,8 +4,9 @@
 // service writes a CPU profile). `peer`: the x402 paid call beside its peer, @x402/express with
 // @x402/core's in-process facilitator (@x402/svm's exact scheme, the same fee payer and chain)
 // selling the same route, alternating blocks. Run: npx tsx packages/bench/paid-path.ts [--no-build]
-// [x402] [proof] [mcp] [peer] [--workers=N] (no section named: all but peer). --workers=N runs N service processes on one SQLite file,
+// [x402] [proof] [mcp] [peer] [--workers=N] [--mcp-sdk] (no section named: all but peer). --workers=N runs N service processes on one SQLite file,
 // the x402 and proof load spread evenly over them: what PM2's cluster mode (one worker per core) gives.
+// --mcp-sdk: the MCP section with MCP_DIRECT_CALLS=false (every call through the SDK's transport), to compare.
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -22,6 +23,7 @@ const FREE_PATH = '/.well-known/agent.json'
 const FETCH_PRICE = 50_000n
 const named = ['x402', 'proof', 'mcp', 'peer'].filter(section => process.argv.includes(section))
 const runs = (section: string) => (named.length === 0 && section !== 'peer') || named.includes(section)
+const MCP_SDK = process.argv.includes('--mcp-sdk')
 const WORKERS = Number(/^--workers=(\d+)$/.exec(process.argv.find(arg => arg.startsWith('--workers=')) ?? '')?.[1] ?? 1)
 
 function row (name: string, figures: LoadFigures, floor: LoadFigures): string {
@@ -85,7 +87,7 @@ async function main (): Promise<void> {
     } finally {
       await Promise.all([service, ...others].map(async process => await process.stop()))
     }
-    const mcpService = runs('mcp') ? await world.startService('service-mcp.db') : undefined
+    const mcpService = runs('mcp') ? await world.startService('service-mcp.db', MCP_SDK ? { MCP_DIRECT_CALLS: 'false' } : {}) : undefined
     if (mcpService !== undefined) {
       try {
         const buyers = await world.chain.wallets(4, 1_000_000_000n, 1_000_000_000_000n)
@@ -104,8 +106,9 @@ async function main (): Promise<void> {
           args: { token: 'SOL' },
           freePath: FREE_PATH
         })
-        console.log(row('MCP paid call (floor: HTTP x402)', mcp.mcpPaid, mcp.httpPaid))
-        console.log(row('MCP get_manifest (floor: HTTP)', mcp.mcpFree, mcp.httpFree))
+        const path = MCP_SDK ? ', SDK transport' : ''
+        console.log(row(`MCP paid call${path} (floor: HTTP x402)`, mcp.mcpPaid, mcp.httpPaid))
+        console.log(row(`MCP get_manifest${path} (floor: HTTP)`, mcp.mcpFree, mcp.httpFree))
         console.log(`MCP floor p50 = chain-only x402 floor ${mcp.chainFloor.latency.p50.toFixed(2)} ms + bare SDK tool call ${mcp.bareMcp.latency.p50.toFixed(2)} ms`)
       } finally {
         await mcpService.stop()
