@@ -36,7 +36,8 @@ function stall (ms: number): void {
   while (Date.now() < end);
 }
 
-t.test('a request sent while the process stalls is answered, not cut as idle', async (t) => {
+/** A kept-alive client that got one answer, then the server's drain begun. */
+async function drainingAfterOneAnswer (t: Test) {
   const { server, port } = await startServer(t)
   const drain = createConnectionDrain(server, { idleCloseMs: IDLE_CLOSE_MS, pollMs: 25 })
   const socket = connect(port, '127.0.0.1')
@@ -44,8 +45,12 @@ t.test('a request sent while the process stalls is answered, not cut as idle', a
   const answers = received(socket)
   request(socket)
   while (socket.bytesRead === 0) await sleep(5)
-
   drain.begin()
+  return { drain, socket, answers }
+}
+
+t.test('a request sent while the process stalls is answered, not cut as idle', async (t) => {
+  const { drain, socket, answers } = await drainingAfterOneAnswer(t)
   const settled = drain.settle(10_000)
   await sleep(60) // the drain has seen the connection idle
   // Sent, then the process stalls for longer than the idle close. Run from the check phase so
@@ -63,15 +68,7 @@ t.test('a request sent while the process stalls is answered, not cut as idle', a
 })
 
 t.test('a connection idle for the idle close is closed, without waiting for the grace', async (t) => {
-  const { server, port } = await startServer(t)
-  const drain = createConnectionDrain(server, { idleCloseMs: IDLE_CLOSE_MS, pollMs: 25 })
-  const socket = connect(port, '127.0.0.1')
-  await once(socket, 'connect')
-  const answers = received(socket)
-  request(socket)
-  while (socket.bytesRead === 0) await sleep(5)
-
-  drain.begin()
+  const { drain, answers } = await drainingAfterOneAnswer(t)
   t.equal(await drain.settle(10_000), true, 'every connection closed within the grace')
   t.equal(drain.open, 0)
   t.equal((await answers).match(/HTTP\/1\.1 200 OK/g)?.length, 1, 'the answer before the drain arrived whole')
