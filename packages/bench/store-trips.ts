@@ -44,7 +44,7 @@ async function paidCall (store: Store, tag: string, i: number): Promise<number> 
   const signature = `${tag}-sig-${i}`
   const claimId = randomUUID()
   const payer = `${tag}-payer-${i % 48}`
-  const paymentId = `pay_${tag}_${i}`.padEnd(16, '0')
+  const paymentId = `pay_${tag}_${String(i).padStart(6, '0')}`
   const merged = claims.markReached === undefined
   let operations = 0
   const op = async <T>(call: Promise<T>): Promise<T> => { operations++; return await call }
@@ -84,6 +84,7 @@ async function main (): Promise<void> {
   try {
     postgres = POSTGRES ? await startBenchPostgres() : undefined
     const results = new Map<string, number[]>()
+    const cpu = new Map<string, number[]>()
     for (let round = 0; round < ROUNDS; round++) {
       for (const [b, build] of builds.entries()) {
         const database = postgres === undefined ? join(scratch, `b${b}r${round}.db`) : await postgres.database(`b${b}r${round}`)
@@ -93,6 +94,7 @@ async function main (): Promise<void> {
             const figures = await measure(store, `b${b}r${round}c${concurrency}`, concurrency)
             const key = `${b === 0 ? 'A' : 'B'} ${concurrency} in flight (${figures.operations} operations)`
             results.set(key, [...(results.get(key) ?? []), figures.perCallUs])
+            cpu.set(key, [...(cpu.get(key) ?? []), figures.cpuUs])
             console.log(`round ${round + 1}, build ${b === 0 ? 'A' : 'B'} (${build}), ${concurrency} in flight: ${figures.perCallUs.toFixed(0)} µs per call, ${figures.cpuUs.toFixed(0)} µs CPU per call, ${figures.operations} store operations per call`)
           }
         } finally {
@@ -101,7 +103,7 @@ async function main (): Promise<void> {
       }
     }
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]
-    for (const [key, values] of results) console.log(`${POSTGRES ? 'PostgreSQL' : 'SQLite'}, build ${key}: median ${median(values).toFixed(0)} µs per call over ${values.length} rounds`)
+    for (const [key, values] of results) console.log(`${POSTGRES ? 'PostgreSQL' : 'SQLite'}, build ${key}: median ${median(values).toFixed(0)} µs per call, ${median(cpu.get(key) ?? []).toFixed(0)} µs CPU (this process) per call, over ${values.length} rounds`)
   } finally {
     await postgres?.stop()
     rmSync(scratch, { recursive: true, force: true })
