@@ -28,8 +28,6 @@ export function timedStore<S extends Store> (store: S, observe: StoreObserver): 
     releaseSource: (...args) => time('claims.releaseSource', () => claims.releaseSource(...args)),
     keptAnswer: (...args) => time('claims.keptAnswer', () => claims.keptAnswer(...args)),
     claimOfPaymentId: (...args) => time('claims.claimOfPaymentId', () => claims.claimOfPaymentId(...args)),
-    markReached: (...args) => time('claims.markReached', () => claims.markReached(...args)),
-    markLost: (...args) => time('claims.markLost', () => claims.markLost(...args)),
     cancelCall: (...args) => time('claims.cancelCall', () => claims.cancelCall(...args)),
     pruneAnswers: (...args) => claims.pruneAnswers(...args)
   }

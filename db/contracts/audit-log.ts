@@ -17,14 +17,31 @@ export interface AuditEntry {
   flow?: AuditFlow
 }
 
+/**
+ * Whether a delivered payment's kept answer reached its buyer, recorded with its audit row. A
+ * kept answer once reached stays reached.
+ */
+export interface AnswerFate {
+  /** true: the HTTP answer finished, or the MCP result was written; false: the client left first. */
+  reached: boolean
+  /**
+   * It reached the buyer as a re-delivery, a call of its own, so an earlier cancel of the call that
+   * paid no longer makes it "not reached" (the answer is used from then on). The paying call's own
+   * mark leaves a cancel standing: a cancel may reach another instance before that call's answer went out.
+   */
+  redelivered?: boolean
+}
+
 /** The audit trail of verified payments and the counters of unpaid requests, the same on every engine. */
 export interface AuditLog {
   /**
    * Records how a request ended. A payment (an entry with a signature) has one row: a later
    * attempt with the same payment replaces it, keeping the time of the first, so replays never
-   * add rows nor move the reputation figures by more than one payment.
+   * add rows nor move the reputation figures by more than one payment. With `fate`, the payment's
+   * kept answer (if it has one) is marked reached or not in the same atomic operation: the writes
+   * after an answer are one store operation.
    */
-  record (entry: AuditEntry): Promise<void>
+  record (entry: AuditEntry, fate?: AnswerFate): Promise<void>
   /** Counts a request that paid nothing, in memory (no database write; synchronous on purpose). */
   countUnpaid (service: string, outcome: string, at?: number): void
   /** Writes the unpaid requests counted since the last flush. */

@@ -13,7 +13,11 @@ export interface ClaimRequest {
   amount: bigint
   resource: string
   leaseMs: number
-  /** The buyer's x402 payment-identifier: one claim per payer and id (a second payment under the same id is never charged). */
+  /**
+   * The buyer's x402 payment-identifier: one claim per payer and id (a second payment under the same
+   * id is never charged). When it already names another payment of this payer, nothing is claimed
+   * and the claim says which (the look-up is part of the claim's one atomic operation).
+   */
   paymentId?: string
   /** Names the MCP call this claim serves (its session and JSON-RPC id, hashed), so a cancel notice can find it. */
   callerRef?: string
@@ -83,10 +87,18 @@ export interface SendMark {
 
 export type SendMarkResult = 'sent' | 'source-busy' | 'not-held'
 
+/** The payment a payer's payment-identifier already names. */
+export interface PaymentIdHolder {
+  signature: string
+  status: ClaimStatus
+}
+
 export type ClaimResult =
   /** `sent`: taken over from a holder that may have sent its transaction: ask the chain first. */
   | { claimed: true, sent: boolean }
   | { claimed: false, status: ClaimStatus, flow: ClaimFlow }
+  /** The request's payment-identifier names another payment of the payer: nothing was claimed. */
+  | { claimed: false, paymentIdHolder: PaymentIdHolder }
 
 /**
  * The anti-replay store, the same on every engine: a payment (transaction signature) is held by
@@ -97,7 +109,10 @@ export type ClaimResult =
 export interface PaymentClaims {
   /** Where the signature stands, or undefined: a cheap look before any RPC work. */
   status (signature: string): Promise<ClaimState | undefined>
-  /** Takes the signature (new, or one of the same flow whose lease ran out), or says who holds it. */
+  /**
+   * Takes the signature (new, or one of the same flow whose lease ran out), or says who holds it, or
+   * which other payment the request's payment-identifier names.
+   */
   claim (request: ClaimRequest): Promise<ClaimResult>
   /**
    * Before sendTransaction, in one atomic operation: holds the payment's source token account for
@@ -116,17 +131,8 @@ export interface PaymentClaims {
   redeem (signature: string, claimId: string, now?: number, answer?: AnswerToKeep, releasing?: string): Promise<boolean>
   /** The kept answer of a redeemed payment, unless its retention ended. */
   keptAnswer (signature: string, now?: number): Promise<KeptAnswer | undefined>
-  /** The claim a payer's payment-identifier names, if any. */
-  claimOfPaymentId (payer: string, paymentId: string): Promise<{ signature: string, status: ClaimStatus } | undefined>
-  /**
-   * The kept answer reached the buyer. `redelivered`: it reached it as a re-delivery, a call of its
-   * own, so an earlier cancel of the call that paid no longer makes it "not reached" (the answer is
-   * used from then on). The paying call's own mark leaves a cancel standing: a cancel may reach
-   * another instance before that call's answer went out.
-   */
-  markReached (signature: string, redelivered?: boolean): Promise<void>
-  /** The kept answer did not reach the buyer (the client left before it was written). */
-  markLost (signature: string): Promise<void>
+  /** The claim a payer's payment-identifier names, if any (a claim looks it up itself; this is for a payload refused before its claim). */
+  claimOfPaymentId (payer: string, paymentId: string): Promise<PaymentIdHolder | undefined>
   /**
    * The MCP client cancelled the call `callerRef` names: its claim can no longer be marked sent
    * (nothing is settled), and its kept answer, if any, counts as not reached. True if a claim matched.

@@ -7,10 +7,16 @@ const DAY_MS = 86_400_000
 const PRUNE_LOCK = 'token-merchant:prune'
 
 // A payment has one row: the statement replaces an earlier row of the same signature (keeping the
-// first attempt's time), deleting and inserting so the reputation triggers follow.
+// first attempt's time), deleting and inserting so the reputation triggers follow. With a fate
+// ($13 reached, $14 redelivered), the kept answer is marked in the same statement: reached for
+// good, or lost unless known reached; a re-delivery that reached the buyer lifts its call's cancel.
 const INSERT = {
   name: 'tm-audit-record',
-  text: `WITH earlier AS (DELETE FROM audit_log WHERE $6::text IS NOT NULL AND signature = $6::text RETURNING at)
+  text: `WITH marked AS (UPDATE kept_answers SET reached = $13::boolean
+      WHERE $13::boolean IS NOT NULL AND signature = $6::text AND ($13::boolean OR reached IS NULL)
+      RETURNING signature),
+    uncancelled AS (UPDATE payment_claims c SET cancelled = false FROM marked m WHERE $14::boolean AND c.signature = m.signature),
+    earlier AS (DELETE FROM audit_log WHERE $6::text IS NOT NULL AND signature = $6::text RETURNING at)
     INSERT INTO audit_log (at, request_id, service, resource, payer, signature, amount, outcome, verified, status, latency_ms, flow)
     VALUES (coalesce((SELECT min(at) FROM earlier), $1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 }
@@ -21,11 +27,12 @@ export function createPostgresAuditLog (pool: pg.Pool): AuditLog {
   const unpaid = createUnpaidCounter()
 
   return {
-    async record (entry) {
+    async record (entry, fate) {
       await callDatabase(async () => await pool.query({
         ...INSERT,
         values: [entry.at ?? Date.now(), entry.requestId, entry.service, entry.resource, entry.payer ?? null, entry.signature ?? null,
-          entry.amount?.toString() ?? null, entry.outcome, entry.verified, entry.status, entry.latencyMs, entry.flow ?? 'proof']
+          entry.amount?.toString() ?? null, entry.outcome, entry.verified, entry.status, entry.latencyMs, entry.flow ?? 'proof',
+          fate?.reached ?? null, fate?.redelivered === true]
       }))
     },
 

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimRequest, type ClaimResult, type ClaimState, type KeptAnswer, type PaymentClaims, type SendMark, type SendMarkResult } from '../contracts/payment-claims.js'
+import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimRequest, type ClaimResult, type ClaimState, type KeptAnswer, type PaymentClaims, type PaymentIdHolder, type SendMark, type SendMarkResult } from '../contracts/payment-claims.js'
 import { createBatcher } from './batcher.js'
 import { callDatabase } from './connection.js'
 
@@ -28,21 +28,31 @@ const CLOCK_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint'
 // HeapTupleSatisfiesVisibility, SeqNext). Unnamed, each is planned with its arrays in hand (unnest
 // knows their length) and the table's size now: index lookups. That costs a parse and a plan per
 // statement, a batch's, not a call's.
+//
+// A claim with a payment-identifier first looks up the payment the id already names for its payer
+// (another signature): such a claim takes nothing and its row says which payment (named_by). Two
+// statements that meet on a new id both find it free; the unique index on (payer, payment_id)
+// then refuses the second, which claims again alone (takeClaims) and finds the first's row.
 const CLAIM = {
   text: `
-    INSERT INTO payment_claims AS c (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref, cancelled)
-    SELECT i.signature, 'pending', i.flow, i.claim_id, i.now + i.lease_ms, i.service, i.payer, i.amount, i.resource, i.now, i.payment_id, i.caller_ref,
-      EXISTS (SELECT 1 FROM cancelled_calls k WHERE k.caller_ref = i.caller_ref)
-    FROM (SELECT signature, flow, claim_id, lease_ms, service, payer, amount, resource, coalesce(now, ${CLOCK_MS}) AS now, payment_id, caller_ref
+    WITH i AS (SELECT signature, flow, claim_id, lease_ms, service, payer, amount, resource, coalesce(now, ${CLOCK_MS}) AS now, payment_id, caller_ref
       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::numeric[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[])
-        AS u (signature, claim_id, lease_ms, service, payer, amount, resource, now, flow, payment_id, caller_ref)) AS i
-    ORDER BY i.signature
-    ON CONFLICT (signature) DO UPDATE SET
-      claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
-      payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at,
-      payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = excluded.cancelled
-    WHERE c.status IN ('pending', 'sent') AND c.flow = excluded.flow AND c.lease_expires_at <= excluded.claimed_at
-    RETURNING c.signature, c.claim_id, c.status`
+        AS u (signature, claim_id, lease_ms, service, payer, amount, resource, now, flow, payment_id, caller_ref)),
+    named AS (SELECT i.signature AS named_by, c.signature, c.status FROM i
+      JOIN payment_claims c ON c.payer = i.payer AND c.payment_id = i.payment_id AND c.signature <> i.signature),
+    taken AS (INSERT INTO payment_claims AS c (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref, cancelled)
+      SELECT i.signature, 'pending', i.flow, i.claim_id, i.now + i.lease_ms, i.service, i.payer, i.amount, i.resource, i.now, i.payment_id, i.caller_ref,
+        EXISTS (SELECT 1 FROM cancelled_calls k WHERE k.caller_ref = i.caller_ref)
+      FROM i WHERE NOT EXISTS (SELECT 1 FROM named WHERE named.named_by = i.signature)
+      ORDER BY i.signature
+      ON CONFLICT (signature) DO UPDATE SET
+        claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
+        payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at,
+        payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = excluded.cancelled
+      WHERE c.status IN ('pending', 'sent') AND c.flow = excluded.flow AND c.lease_expires_at <= excluded.claimed_at
+      RETURNING c.signature, c.claim_id, c.status)
+    SELECT signature, claim_id, status, NULL AS named_by FROM taken
+    UNION ALL SELECT signature, NULL, status, named_by FROM named`
 }
 const STATUS = { text: 'SELECT signature, status, flow FROM payment_claims WHERE signature = ANY($1::text[])' }
 const HELD = "c.signature = i.signature AND c.claim_id = i.claim_id AND c.status IN ('pending', 'sent')"
@@ -69,9 +79,6 @@ const KEPT_ANSWER = `SELECT a.signature, a.request_key AS "requestKey", a.status
     CASE WHEN c.cancelled THEN false ELSE a.reached END AS reached, a.kept_at AS "keptAt", a.expires_at AS "expiresAt", c.payer, c.amount, c.service, c.resource, c.payment_id AS "paymentId"
   FROM kept_answers a JOIN payment_claims c ON c.signature = a.signature
   WHERE a.signature = $1 AND a.expires_at > coalesce($2::bigint, ${CLOCK_MS})`
-// A re-delivery that reached the buyer: the answer is used, whatever cancel the paying call had.
-const MARK_REDELIVERY_REACHED = `WITH reached AS (UPDATE kept_answers SET reached = true WHERE signature = $1 RETURNING signature)
-  UPDATE payment_claims c SET cancelled = false FROM reached r WHERE c.signature = r.signature`
 const EXPIRED = `SELECT signature FROM kept_answers WHERE expires_at <= coalesce($1::bigint, ${CLOCK_MS}) ORDER BY expires_at LIMIT $2`
 const PRUNE_ANSWERS = `WITH expired AS (${EXPIRED}),
     forgotten AS (DELETE FROM cancelled_calls WHERE expires_at <= coalesce($1::bigint, ${CLOCK_MS})),
@@ -149,16 +156,17 @@ async function query<R extends pg.QueryResultRow> (pool: pg.Pool, config: pg.Que
 export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg.Pool }, options: { maxInFlight: number }): PaymentClaims {
   const batching = { maxInFlight: options.maxInFlight, maxBatch: MAX_BATCH }
 
-  type Taken = { signature: string, claim_id: string, status: ClaimState['status'] }
+  // A claim taken (named_by null), or the payment a claim's payment-identifier names (named_by: that claim's signature).
+  type Taken = { signature: string, claim_id: string | null, status: ClaimState['status'], named_by: string | null }
   const claimStatement = async (batch: ClaimRequest[]) => (await query<Taken>(pools.fast, {
     ...CLAIM,
     values: [batch.map(r => r.signature), batch.map(r => r.claimId), batch.map(r => r.leaseMs), batch.map(r => r.service),
       batch.map(r => r.payer), batch.map(r => r.amount.toString()), batch.map(r => r.resource), batch.map(r => r.now ?? null), batch.map(r => r.flow),
       batch.map(r => r.paymentId ?? null), batch.map(r => r.callerRef ?? null)]
   })).rows
-  // A payment-identifier its payer already uses on another payment breaks the unique index and
-  // with it the whole statement: the batch is then claimed one by one, and that claim is lost like
-  // a race (its caller looked the id up first; this is the concurrent case).
+  // A payment-identifier taken by a statement running at the same time breaks the unique index and
+  // with it the whole statement: the batch is then claimed one by one; a claim refused again (the
+  // other statement has not committed yet) is lost like a race.
   async function takeClaims (batch: ClaimRequest[]): Promise<Taken[]> {
     try {
       return await claimStatement(batch)
@@ -179,14 +187,17 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
     for (const request of requests) if (!first.has(request.signature)) first.set(request.signature, request)
     const unique = [...first.values()]
     const rows = await takeClaims(unique)
-    const taken = new Map(rows.map(row => [row.signature, row]))
+    const taken = new Map(rows.filter(row => row.named_by === null).map(row => [row.signature, row]))
+    const named = new Map(rows.filter(row => row.named_by !== null).map((row): [string, PaymentIdHolder] => [row.named_by as string, { signature: row.signature, status: row.status }]))
     let held: Map<string, ClaimState> | undefined
-    if (taken.size < unique.length) {
-      const lost = unique.filter(r => !taken.has(r.signature)).map(r => r.signature)
+    if (taken.size + named.size < unique.length) {
+      const lost = unique.filter(r => !taken.has(r.signature) && !named.has(r.signature)).map(r => r.signature)
       const { rows: statuses } = await query<{ signature: string } & ClaimState>(pools.fast, { ...STATUS, values: [lost] })
       held = new Map(statuses.map(row => [row.signature, { status: row.status, flow: row.flow }]))
     }
     return requests.map((request): ClaimResult => {
+      const paymentIdHolder = first.get(request.signature) === request ? named.get(request.signature) : undefined
+      if (paymentIdHolder !== undefined) return { claimed: false, paymentIdHolder }
       const winner = taken.get(request.signature)
       if (winner?.claim_id === request.claimId) return { claimed: true, sent: winner.status === 'sent' }
       if (winner !== undefined) return { claimed: false, status: 'pending', flow: request.flow } // a twin in this batch won
@@ -272,12 +283,6 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
       const { rows } = await query<{ signature: string, status: ClaimState['status'] }>(pools.fast,
         { text: 'SELECT signature, status FROM payment_claims WHERE payer = $1 AND payment_id = $2', values: [payer, paymentId] })
       return rows[0]
-    },
-    async markReached (signature, redelivered = false) {
-      await query(pools.fast, { text: redelivered ? MARK_REDELIVERY_REACHED : 'UPDATE kept_answers SET reached = true WHERE signature = $1', values: [signature] })
-    },
-    async markLost (signature) {
-      await query(pools.fast, { text: 'UPDATE kept_answers SET reached = false WHERE signature = $1 AND reached IS NULL', values: [signature] })
     },
     async cancelCall (callerRef) {
       return ((await query(pools.durable, { text: CANCEL_CALL, values: [callerRef, CANCEL_MEMORY_MS] })).rowCount ?? 0) > 0

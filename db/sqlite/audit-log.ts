@@ -1,4 +1,4 @@
-import type { AuditLog } from '../contracts/audit-log.js'
+import type { AnswerFate, AuditLog } from '../contracts/audit-log.js'
 import type { SqliteDatabase } from './open-database.js'
 import { createUnpaidCounter, type UnpaidCount } from '../unpaid-counter.js'
 
@@ -11,9 +11,20 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
     VALUES (@at, @requestId, @service, @resource, @payer, @signature, @amount, @outcome, @verified, @status, @latencyMs, @flow)`)
   const firstAt = db.prepare('SELECT min(at) FROM audit_log WHERE signature = ?').pluck()
   const removePayment = db.prepare('DELETE FROM audit_log WHERE signature = ?')
+  // The kept answer's fate: reached for good, or lost unless it is known reached already.
+  const markReached = db.prepare('UPDATE kept_answers SET reached = 1 WHERE signature = ?')
+  const markLost = db.prepare('UPDATE kept_answers SET reached = 0 WHERE signature = ? AND reached IS NULL')
+  const uncancel = db.prepare('UPDATE payment_claims SET cancelled = 0 WHERE signature = ? AND EXISTS (SELECT 1 FROM kept_answers WHERE signature = ?)')
   // Delete and insert rather than update: the reputation aggregates follow through their insert
-  // and delete triggers (migration 003).
-  const recordRow = db.transaction((row: Record<string, unknown> & { at: number, signature: string | null }) => {
+  // and delete triggers (migration 003). The fate of the kept answer commits with the row.
+  const recordRow = db.transaction((row: Record<string, unknown> & { at: number, signature: string | null }, fate: AnswerFate | undefined) => {
+    if (row.signature !== null && fate !== undefined) {
+      if (!fate.reached) markLost.run(row.signature)
+      else {
+        markReached.run(row.signature)
+        if (fate.redelivered === true) uncancel.run(row.signature, row.signature)
+      }
+    }
     if (row.signature !== null) {
       const first = firstAt.get(row.signature) as number | null
       if (first !== null) {
@@ -39,7 +50,7 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
   const pruneBatch = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)')
 
   return {
-    async record (entry) {
+    async record (entry, fate) {
       recordRow.immediate({
         at: entry.at ?? Date.now(),
         requestId: entry.requestId,
@@ -53,7 +64,7 @@ export function createAuditLog (db: SqliteDatabase): AuditLog {
         status: entry.status,
         latencyMs: entry.latencyMs,
         flow: entry.flow ?? 'proof'
-      })
+      }, fate)
     },
 
     /** Counts a request that paid nothing: PAYMENT_REQUIRED (no proof) or the code it was refused with. */

@@ -1,4 +1,4 @@
-import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimState, type ClaimStatus, type KeptAnswer, type PaymentClaims, type SendMark, type SendMarkResult } from '../contracts/payment-claims.js'
+import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimResult, type ClaimState, type ClaimStatus, type KeptAnswer, type PaymentClaims, type PaymentIdHolder, type SendMark, type SendMarkResult } from '../contracts/payment-claims.js'
 import type { SqliteDatabase } from './open-database.js'
 
 /**
@@ -22,16 +22,15 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       AND payment_claims.lease_expires_at <= excluded.claimed_at
     RETURNING claim_id AS claimId, status`)
   const statusStatement = db.prepare('SELECT status, flow FROM payment_claims WHERE signature = ?')
-  // A payment-identifier the payer already uses on another payment breaks the unique index: that
-  // claim is lost like a race (the caller looked the id up first; this is the concurrent case).
-  function takeClaim (row: Record<string, unknown>): { claimId: string, status: ClaimStatus } | undefined {
-    try {
-      return claimStatement.get(row) as { claimId: string, status: ClaimStatus } | undefined
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined
-      throw error
-    }
-  }
+  const paymentIdStatement = db.prepare('SELECT signature, status FROM payment_claims WHERE payer = ? AND payment_id = ?')
+  // With a payment-identifier, the look-up of the payment it names and the claim are one write
+  // transaction: no other process can take the id between them, so the unique index on (payer,
+  // payment_id) is never what refuses a claim here.
+  const claimUnderPaymentId = db.transaction((row: Record<string, unknown> & { signature: string, payer: string, paymentId: string }): PaymentIdHolder | { claimId: string, status: ClaimStatus } | undefined => {
+    const named = paymentIdStatement.get(row.payer, row.paymentId) as PaymentIdHolder | undefined
+    if (named !== undefined && named.signature !== row.signature) return named
+    return claimStatement.get(row) as { claimId: string, status: ClaimStatus } | undefined
+  })
   const markSentStatement = db.prepare(`
     UPDATE payment_claims SET status = 'sent', lease_expires_at = ?
     WHERE signature = ? AND claim_id = ? AND status IN ('pending', 'sent') AND cancelled = 0`)
@@ -68,14 +67,6 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       CASE WHEN c.cancelled = 1 THEN 0 ELSE a.reached END AS reached, a.kept_at AS keptAt, a.expires_at AS expiresAt, c.payer, c.amount, c.service, c.resource, c.payment_id AS paymentId
     FROM kept_answers a JOIN payment_claims c ON c.signature = a.signature
     WHERE a.signature = ? AND a.expires_at > ?`)
-  const paymentIdStatement = db.prepare('SELECT signature, status FROM payment_claims WHERE payer = ? AND payment_id = ?')
-  const markReachedStatement = db.prepare('UPDATE kept_answers SET reached = 1 WHERE signature = ?')
-  const markLostStatement = db.prepare('UPDATE kept_answers SET reached = 0 WHERE signature = ? AND reached IS NULL')
-  const uncancel = db.prepare('UPDATE payment_claims SET cancelled = 0 WHERE signature = ? AND EXISTS (SELECT 1 FROM kept_answers WHERE signature = ?)')
-  const markRedeliveryReached = db.transaction((signature: string) => {
-    markReachedStatement.run(signature)
-    uncancel.run(signature, signature)
-  })
   const rememberCancel = db.prepare('INSERT OR REPLACE INTO cancelled_calls (caller_ref, expires_at) VALUES (?, ?)')
   const cancelStatement = db.prepare('UPDATE payment_claims SET cancelled = 1 WHERE caller_ref = ?')
   const cancelCall = db.transaction((callerRef: string, now: number) => {
@@ -111,9 +102,9 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       return statusStatement.get(signature) as ClaimState | undefined
     },
 
-    async claim (request) {
+    async claim (request): Promise<ClaimResult> {
       const now = request.now ?? Date.now()
-      const winner = takeClaim({
+      const row = {
         signature: request.signature,
         claimId: request.claimId,
         flow: request.flow,
@@ -125,7 +116,11 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
         paymentId: request.paymentId ?? null,
         callerRef: request.callerRef ?? null,
         now
-      })
+      }
+      const winner = request.paymentId === undefined
+        ? claimStatement.get(row) as { claimId: string, status: ClaimStatus } | undefined
+        : claimUnderPaymentId.immediate({ ...row, paymentId: request.paymentId })
+      if (winner !== undefined && 'signature' in winner) return { claimed: false, paymentIdHolder: winner }
       if (winner?.claimId === request.claimId) return { claimed: true, sent: winner.status === 'sent' }
       // Lost the race: say why. A row deleted in between reads as still in progress.
       const holder = statusStatement.get(request.signature) as ClaimState | undefined
@@ -154,15 +149,6 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
 
     async claimOfPaymentId (payer, paymentId) {
       return paymentIdStatement.get(payer, paymentId) as { signature: string, status: ClaimStatus } | undefined
-    },
-
-    async markReached (signature, redelivered = false) {
-      if (redelivered) markRedeliveryReached.immediate(signature)
-      else markReachedStatement.run(signature)
-    },
-
-    async markLost (signature) {
-      markLostStatement.run(signature)
     },
 
     async cancelCall (callerRef) {

@@ -103,15 +103,13 @@ export const NOT_REACHED = 'CLIENT_ABORTED_AFTER_PAYMENT'
 export function createDeliveryCore (options: DeliveryCoreOptions) {
   const { claims, audit, leaseMs, log } = options
 
-  /** One audit row per payment; a delivered answer that reached the buyer is marked so (it is no longer re-delivered without its payment-identifier). */
+  /**
+   * One audit row per payment; a delivered answer is marked reached or not with it, in one store
+   * operation (one that reached the buyer is no longer re-delivered without its payment-identifier).
+   */
   async function recordDelivery (payment: HeldPayment, outcome: string, entry: RecordEntry, startedAt: number, redelivered = false): Promise<void> {
-    let settledOutcome = outcome
-    if (outcome === 'DELIVERED') {
-      const mark = entry.reached ? claims.markReached(payment.signature, redelivered) : claims.markLost(payment.signature)
-      await mark.catch((error: unknown) => log.warn({ error: loggableError(error), signature: payment.signature, reached: entry.reached },
-        'delivery not marked; once its holder\'s lease ran out the same payment fetches it again'))
-      if (!entry.reached) settledOutcome = NOT_REACHED
-    }
+    const delivered = outcome === 'DELIVERED'
+    const settledOutcome = delivered && !entry.reached ? NOT_REACHED : outcome
     await audit.record({
       requestId: entry.requestId,
       service: payment.service,
@@ -124,7 +122,9 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
       status: entry.status(),
       latencyMs: performance.now() - (entry.startedAt ?? startedAt),
       flow: payment.flow
-    }).catch((error: unknown) => log.error({ error: loggableError(error), signature: payment.signature, outcome: settledOutcome }, 'audit row not written'))
+    }, delivered ? { reached: entry.reached, redelivered } : undefined).catch((error: unknown) =>
+      log.error({ error: loggableError(error), signature: payment.signature, outcome: settledOutcome, reached: entry.reached },
+        'audit row not written; a delivered answer is not marked either: once its holder\'s lease ran out the same payment fetches it again'))
   }
 
   /** A kept answer served again through `flow` (nothing settled, nothing computed): its row says DELIVERED once it reached the buyer. */

@@ -142,8 +142,9 @@ export function createPaymentVerifier (options: VerifierOptions) {
         leaseMs: options.leaseMs
       })
       if (!claim.claimed) {
-        if (claim.status === 'redeemed') return alreadyUsed()
-        if (claim.flow === 'x402') return x402Payment()
+        // (A proof's claim names no payment-identifier: only its signature can refuse it.)
+        if ('status' in claim && claim.status === 'redeemed') return alreadyUsed()
+        if ('flow' in claim && claim.flow === 'x402') return x402Payment()
         return refusal('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment right now; if it fails, retry with the same proof',
           { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
       }

@@ -2,7 +2,7 @@ import { randomUUID, sign, type KeyObject } from 'node:crypto'
 import type { Address, KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types'
-import type { PaymentClaims, SendMarkResult } from '../../db/contracts/payment-claims.js'
+import type { PaymentClaims, PaymentIdHolder, SendMarkResult } from '../../db/contracts/payment-claims.js'
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
 import type { HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
 import { paymentIdConflict, type Redelivery, type RedeliveryOf } from '../delivery/redelivery.js'
@@ -164,11 +164,16 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     return refusal('X402_AMOUNT_MISMATCH', `the payment mint withholds a transfer fee: ${formatTokenAmount(arrives)} would arrive, ${formatTokenAmount(price)} is the price; nothing moved`)
   }
 
-  async function claim (base: Omit<X402Claim, 'claimId' | 'mayHaveBeenSent'>, request: { paymentId?: string, callerRef?: string }): Promise<X402Claim | Refusal> {
+  /**
+   * Claims the payment; with a payment-identifier that already names another payment of the payer,
+   * the claim takes nothing and the answer is that payment's (answerUnderPaymentId).
+   */
+  async function claim (base: Omit<X402Claim, 'claimId' | 'mayHaveBeenSent'>, request: { paymentId?: string, callerRef?: string }, proveSigned: () => Promise<Refusal | undefined>): Promise<X402Claim | Refusal | Redelivery> {
     const claimId = randomUUID()
     const { signature, service, payer, amount, resource } = base
     const result = await claims.claim({ signature, claimId, flow: 'x402', service, payer, amount, resource, leaseMs: options.leaseMs, ...request })
     if (result.claimed) return { ...base, claimId, onChain: false, mayHaveBeenSent: result.sent }
+    if ('paymentIdHolder' in result) return await answerUnderPaymentId(result.paymentIdHolder, base.requestKey, proveSigned)
     if (result.status === 'redeemed') return refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
     if (result.flow !== 'x402') return refusal('PAYMENT_ALREADY_USED', 'This transaction was claimed through the proof headers')
     return inProgress()
@@ -200,9 +205,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
    * from that one (once this payload proves the payer signed it; it is never sent), another
    * request is a conflict, and one still in service is in progress.
    */
-  async function underPaymentId (signature: string, payer: string, paymentId: string, requestKey: string, proveSigned: () => Promise<Refusal | undefined>): Promise<Redelivery | Refusal | undefined> {
-    const named = await claims.claimOfPaymentId(payer, paymentId)
-    if (named === undefined || named.signature === signature) return undefined
+  async function answerUnderPaymentId (named: PaymentIdHolder, requestKey: string, proveSigned: () => Promise<Refusal | undefined>): Promise<Redelivery | Refusal> {
     if (named.status !== 'redeemed') return inProgress()
     const answer = await claims.keptAnswer(named.signature)
     if (answer === undefined) return paymentIdConflict('This payment-identifier bought a delivery that is past its retention')
@@ -263,28 +266,35 @@ export async function createX402Payments (options: X402PaymentsOptions) {
         return await options.redeliveryOf({ signature: base.signature, requestKey: context.requestKey, paymentId }) ??
           refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
       }
-      if (paymentId !== undefined) {
-        const named = await underPaymentId(base.signature, base.payer, paymentId, context.requestKey, async () => await verifyExact(transfer, input.x402Version))
-        if (named !== undefined) return named
-      }
       const request = { paymentId, callerRef: context.callerRef }
       if (known !== undefined) {
         // Held elsewhere, or left by a holder that gave up (a pending answer, a failed handler):
         // whoever takes it over asks the chain before anything is sent again.
-        const held = await claim(base, request)
-        if ('refused' in held) return held
+        const held = await claim(base, request, async () => await verifyExact(transfer, input.x402Version))
+        if (!isX402Claim(held)) return held
         if (held.mayHaveBeenSent) return await afterTakeover(held)
         const refused = await verifyExact(transfer, input.x402Version)
         if (refused === undefined) return held
         await claims.release(held.signature, held.claimId)
         return refused
       }
+      // A payload the chain would refuse is never claimed (no store write). Its payment-identifier
+      // is looked up all the same: one that names another payment still answers as that payment does.
       const refused = await verifyExact(transfer, input.x402Version)
-      if (refused !== undefined) return refused
-      return await claim(base, request)
+      if (refused !== undefined) {
+        const named = paymentId === undefined ? undefined : await claims.claimOfPaymentId(base.payer, paymentId)
+        if (named === undefined || named.signature === base.signature) return refused
+        return await answerUnderPaymentId(named, context.requestKey, async () => refused)
+      }
+      // Verified: the claim looks the payment-identifier up itself, in the same store operation.
+      return await claim(base, request, async () => undefined)
     } catch (error) {
       return notTheBuyers(error)
     }
+  }
+
+  function isX402Claim (answer: X402Claim | Refusal | Redelivery): answer is X402Claim {
+    return !('refused' in answer) && !('redelivered' in answer)
   }
 
   function settled (claim: X402Claim): Settled {

