@@ -109,3 +109,24 @@ t.test('a product\'s names appear in at most 3 source files beside its own and t
     t.ok(naming.length <= 3, `${product.name}: named in ${naming.length} files: ${naming.join(', ')}`)
   }
 })
+
+// The catalogue is at the bottom of lib/: the doors and the documents read it, so it reaches no
+// Fastify, no door, not the delivery core and none of the places it is derived into.
+const ABOVE_THE_CATALOGUE = ['lib/delivery/', 'lib/mcp/', 'lib/a2a/', 'lib/x402/', 'lib/manifest/', 'lib/paywall/', 'lib/ops/', 'plugins/', 'routes/', 'app.ts']
+const PACKAGE_IMPORT = /\bfrom\s+['"]([^'".][^'"]*)['"]/g
+
+t.test('lib/catalogue/ imports no Fastify, no door and not the core', async t => {
+  const files = tsFiles(join(PROJECT_ROOT, 'lib', 'catalogue'))
+  t.ok(files.length >= 3, 'the catalogue has files')
+  const offenders: string[] = []
+  for (const file of files) {
+    const reached = [file, ...reachedFrom(file).keys()]
+    for (const target of reached) {
+      const path = relative(PROJECT_ROOT, target).split(sep).join('/')
+      if (ABOVE_THE_CATALOGUE.some(above => path.startsWith(above))) offenders.push(`${relative(PROJECT_ROOT, file)} reaches ${path}`)
+      const packages = [...readFileSync(target, 'utf8').matchAll(PACKAGE_IMPORT)].map(match => match[1])
+      if (packages.some(name => name === 'fastify' || name.startsWith('fastify/') || name.startsWith('@fastify/'))) offenders.push(`${path} imports Fastify`)
+    }
+  }
+  t.same([...new Set(offenders)], [], 'imports above the catalogue')
+})
