@@ -45,7 +45,6 @@ const FREE_TOOLS = {
   }
 } as const satisfies Record<string, ToolEntry>
 
-export type FreeToolName = keyof typeof FREE_TOOLS
 /** A tool's name: a product's (from the catalogue) or a free document's. */
 export type McpToolName = string
 
@@ -55,6 +54,8 @@ const catalogueTools = new WeakMap<Catalogue, Readonly<Record<McpToolName, ToolE
 export function toolsOf (catalogue: Catalogue): Readonly<Record<McpToolName, ToolEntry>> {
   let tools = catalogueTools.get(catalogue)
   if (tools === undefined) {
+    const taken = catalogue.products.find(product => Object.hasOwn(FREE_TOOLS, product.tool.name))
+    if (taken !== undefined) throw new Error(`product "${taken.name}": the MCP tool name "${taken.tool.name}" is a free tool's`)
     const paid = catalogue.products.map(product => [product.tool.name, {
       title: product.tool.title,
       summary: product.tool.summary,
@@ -74,10 +75,6 @@ export const MCP_TOOLS = toolsOf(CATALOGUE)
 
 export function isMcpToolName (name: string, catalogue: Catalogue = CATALOGUE): name is McpToolName {
   return Object.hasOwn(toolsOf(catalogue), name)
-}
-
-export function isFreeToolName (name: string): name is FreeToolName {
-  return Object.hasOwn(FREE_TOOLS, name)
 }
 
 /** The tool that sells a paid service. */
