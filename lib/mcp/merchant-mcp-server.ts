@@ -5,8 +5,7 @@ import { JsonRpcError, RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND, toolCallParams 
 import type { MerchantTools } from './merchant-tools.js'
 import type { PaidToolCall } from './paid-tool-call.js'
 import type { ArgumentCheck } from './tool-arguments.js'
-import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
-import { isMcpToolName, paidServiceOf, type McpToolName, type ToolListing } from './tool-catalog.js'
+import type { McpToolName, ToolListing } from './tool-catalog.js'
 import { documentResult, errorResult } from './tool-results.js'
 import { X402_PAYMENT_META_KEY } from './x402-meta.js'
 
@@ -21,12 +20,11 @@ export interface RequestTools {
 
 export interface MerchantMcpServerOptions {
   info: { name: string, version: string, title?: string }
+  /** One per tool of the catalogue and the free documents: a name without one is no tool. */
   argumentChecks: ReadonlyMap<McpToolName, ArgumentCheck>
   /** The tools of the HTTP request being served: a server outlives its requests (plugins/app/mcp.ts keeps a pool). */
   requestTools: () => RequestTools
   instructions?: string
-  /** The products sold as paid tools (the default catalogue unless the app was given another). */
-  catalogue?: Catalogue
 }
 
 /**
@@ -37,7 +35,6 @@ export interface MerchantMcpServerOptions {
  */
 export function createMerchantMcpServer (options: MerchantMcpServerOptions): Server {
   const { argumentChecks } = options
-  const catalogue = options.catalogue ?? CATALOGUE
   // listChanged false: the tools never change while the server runs, and a stateless server could not say so.
   const server = new Server(options.info, { capabilities: { tools: { listChanged: false } }, instructions: options.instructions })
 
@@ -47,7 +44,7 @@ export function createMerchantMcpServer (options: MerchantMcpServerOptions): Ser
     const params = toolCallParams(request.params)
     const { name } = params
     // An unknown tool is a protocol error (MCP: -32602), not a tool result.
-    if (!isMcpToolName(name, catalogue)) throw new JsonRpcError(RPC_INVALID_PARAMS, `Unknown tool "${name}"`)
+    if (!argumentChecks.has(name)) throw new JsonRpcError(RPC_INVALID_PARAMS, `Unknown tool "${name}"`)
     const { merchantTools, errorBodyOf, callPaidTool } = options.requestTools()
     const args = params.arguments ?? {}
     try {
@@ -58,7 +55,7 @@ export function createMerchantMcpServer (options: MerchantMcpServerOptions): Ser
       return errorResult(errorBodyOf(error))
     }
 
-    const service = paidServiceOf(name, catalogue)
+    const service = merchantTools.paidServiceOf(name)
     if (service === undefined) {
       try {
         return documentResult(await merchantTools.run(name, args))

@@ -20,6 +20,8 @@ export interface MerchantTools {
   precheck: (name: McpToolName, args: ToolArguments) => Promise<void>
   /** The document the HTTP route answers with. */
   run: (name: McpToolName, args: ToolArguments) => Promise<object>
+  /** The paid service a tool sells, or undefined for a free tool. */
+  paidServiceOf: (name: McpToolName) => string | undefined
 }
 
 const text = (value: unknown) => typeof value === 'string' ? value : undefined
@@ -32,6 +34,8 @@ const fromArguments = () => 'arguments'
  */
 export function createMerchantTools (services: ToolServices, baseUrl: () => string, catalogue: Catalogue = CATALOGUE): MerchantTools {
   return {
+    paidServiceOf: name => catalogue.byTool(name)?.name,
+
     async precheck (name, args) {
       await catalogue.byTool(name)?.precheck?.(services, args, fromArguments)
     },

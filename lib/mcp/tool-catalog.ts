@@ -73,19 +73,6 @@ export function toolsOf (catalogue: Catalogue): Readonly<Record<McpToolName, Too
 /** The tools of the default catalogue. */
 export const MCP_TOOLS = toolsOf(CATALOGUE)
 
-export function isMcpToolName (name: string, catalogue: Catalogue = CATALOGUE): name is McpToolName {
-  return Object.hasOwn(toolsOf(catalogue), name)
-}
-
-/** The tool that sells a paid service. */
-export function toolOfService (service: string, catalogue: Catalogue = CATALOGUE): McpToolName {
-  return catalogue.product(service).tool.name
-}
-
-export function paidServiceOf (name: McpToolName, catalogue: Catalogue = CATALOGUE): string | undefined {
-  return catalogue.byTool(name)?.name
-}
-
 /** The tool description: what it returns and what it costs, from the catalogue. */
 function describe (entry: ToolEntry, tokenSymbol: string): string {
   if (entry.price === undefined) return `${entry.summary} Free.`

@@ -128,7 +128,7 @@ export default fp(async (fastify) => {
     return tools
   }
   const idle: Array<ReturnType<typeof createMerchantMcpServer>> = []
-  const takeServer = () => idle.pop() ?? createMerchantMcpServer({ info, argumentChecks, requestTools, instructions, catalogue: fastify.catalogue })
+  const takeServer = () => idle.pop() ?? createMerchantMcpServer({ info, argumentChecks, requestTools, instructions })
 
   // The global rate limit counts an HTTP request once; a JSON-RPC batch holds several calls, so each
   // tool call or cancel notice past the first counts too (the same counter and key as the global
