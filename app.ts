@@ -5,6 +5,8 @@ import { LazyChildLogger } from './lib/logging/lazy-child-logger.js'
 import { createServiceLogger } from './lib/logging/service-logger.js'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
+import cataloguePlugin from './plugins/app/catalogue.js'
+import { CATALOGUE, type Catalogue } from './lib/catalogue/catalogue.js'
 import crossOrigin from './plugins/app/cross-origin.js'
 import mcp from './plugins/app/mcp.js'
 import a2a from './plugins/app/a2a.js'
@@ -28,9 +30,8 @@ import stalledWrites from './plugins/app/stalled-writes.js'
 import metrics from './plugins/app/metrics.js'
 import metricsRegistry from './plugins/app/metrics-registry.js'
 import swagger from './plugins/external/swagger.js'
-import analyzeTokenRoutes from './routes/api/analyze-token/index.js'
 import prepareRoutes from './routes/api/x402/index.js'
-import fetchPriceRoutes from './routes/api/fetch-price/index.js'
+import productRoutes from './routes/api/products/index.js'
 import discoveryRoutes from './routes/discovery/index.js'
 import healthRoutes from './routes/health/index.js'
 import manifestRoutes from './routes/manifest/index.js'
@@ -107,11 +108,13 @@ export function createServer (config: Config, logStream?: DestinationStream): Fa
 
 /**
  * The root plugin: configuration, then third-party plugins, then our own services, then the
- * routes. The load order is the dependency direction.
+ * routes. The load order is the dependency direction. `catalogue`: the products sold (CATALOGUE
+ * unless given), from which every door and document is derived.
  */
-export default async function app (fastify: FastifyInstance, opts: { config: Config }) {
+export default async function app (fastify: FastifyInstance, opts: { config: Config, catalogue?: Catalogue }) {
   await fastify.register(configPlugin, { config: opts.config })
   for (const model of MODELS) fastify.addSchema(model)
+  await fastify.register(cataloguePlugin, { catalogue: opts.catalogue ?? CATALOGUE })
 
   await fastify.register(requestLog)
   await fastify.register(sensible)
@@ -147,8 +150,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(manifestRoutes, { prefix: '/.well-known' })
   await fastify.register(discoveryRoutes)
   await fastify.register(healthRoutes, { prefix: '/health' })
-  await fastify.register(fetchPriceRoutes, { prefix: '/api/fetch-price' })
-  await fastify.register(analyzeTokenRoutes, { prefix: '/api/analyze-token' })
+  // The paid routes, each at its product's path.
+  await fastify.register(productRoutes)
   await fastify.register(registryRoutes, { prefix: '/registry' })
   await fastify.register(reputationRoutes, { prefix: '/reputation' })
   // The payment page's files and its transaction preparer (PAYWALL).

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { SolanaAddress } from './common.js'
+import { EXAMPLE_PRODUCT } from './examples.js'
 
 export const ManifestService = Type.Object({
-  name: Type.String({ examples: ['fetch-price'] }),
+  name: Type.String({ examples: [EXAMPLE_PRODUCT.name] }),
   description: Type.String(),
-  endpoint: Type.String({ description: 'path template of the paid route', examples: ['/api/fetch-price/:token'] }),
+  endpoint: Type.String({ description: 'path template of the paid route', examples: [EXAMPLE_PRODUCT.path] }),
   method: Type.Literal('GET'),
   price: Type.Integer({ minimum: 0, description: 'price in base units of the payment token', examples: [50000] }),
   price_display: Type.String({ description: 'the price in token units, exact decimal text', examples: ['0.05'] }),
@@ -16,7 +17,7 @@ export const ManifestService = Type.Object({
   })),
   mcp_tool: Type.Optional(Type.String({
     description: 'name of the MCP tool that sells this service at the same price, on the endpoint in `mcp_url` (additive)',
-    examples: ['fetch_price']
+    examples: [EXAMPLE_PRODUCT.tool]
   }))
 }, { $id: 'ManifestService', additionalProperties: false })
 

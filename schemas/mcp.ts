@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { EXAMPLE_PRODUCT } from './examples.js'
 
 /**
  * x402 v2 PaymentRequired as an MCP paid tool returns it (tool-result binding): `structuredContent`
@@ -9,7 +10,7 @@ export const ToolPaymentRequired = Type.Object({
   x402Version: Type.Literal(2),
   error: Type.Optional(Type.String({ description: 'why payment is asked again: what was wrong with the payment sent, if any' })),
   resource: Type.Object({
-    url: Type.String({ description: 'the tool, e.g. mcp://tools/fetch_price' }),
+    url: Type.String({ description: `the tool, e.g. mcp://tools/${EXAMPLE_PRODUCT.tool}` }),
     description: Type.Optional(Type.String()),
     mimeType: Type.Optional(Type.String())
   }, { additionalProperties: true }),

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { BaseUnits, SolanaAddress } from './common.js'
+import { EXAMPLE_PRODUCT } from './examples.js'
 
 /** Body of POST /api/x402/prepare: which resource, bought by which wallet. */
 export const PreparePaymentRequest = Type.Object({
-  resource: Type.String({ minLength: 1, maxLength: 2048, description: 'the URL of a paid resource of this merchant, as its 402 names it (PAYMENT-REQUIRED `resource.url`)', examples: ['https://merchant.example/api/fetch-price/SOL'] }),
+  resource: Type.String({ minLength: 1, maxLength: 2048, description: 'the URL of a paid resource of this merchant, as its 402 names it (PAYMENT-REQUIRED `resource.url`)', examples: [EXAMPLE_PRODUCT.resource] }),
   buyer: { ...SolanaAddress, description: 'the wallet that signs the transfer (the token owner)' }
 }, { $id: 'PreparePaymentRequest', additionalProperties: false })
 

@@ -9,7 +9,7 @@ import { PAYMENT_HEADERS } from './payment-headers.js'
  * headers that come with them.
  */
 
-/** The error codes each operation can answer with, besides the ones every operation can. */
+/** The error codes each free operation can answer with, besides the ones every operation can (paid ones: their product's entry, lib/catalogue/). */
 const OPERATION_ERRORS = {
   getManifest: [],
   getX402Discovery: [],
@@ -17,13 +17,21 @@ const OPERATION_ERRORS = {
   getReadiness: [],
   listRegistry: ['VALIDATION_ERROR', 'STORE_UNAVAILABLE', 'RPC_UNAVAILABLE'],
   getReputation: ['VALIDATION_ERROR', 'STORE_UNAVAILABLE'],
-  fetchPrice: ['VALIDATION_ERROR', 'TOKEN_NOT_FOUND', 'PRICE_UNAVAILABLE', 'AMBIGUOUS_SYMBOL', 'PAYMENT_IN_PROGRESS',
-    'UPSTREAM_ERROR', 'STORE_UNAVAILABLE', 'RPC_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'],
-  analyzeToken: ['VALIDATION_ERROR', 'MINT_NOT_FOUND', 'PAYMENT_IN_PROGRESS', 'NOT_A_TOKEN_MINT', 'STORE_UNAVAILABLE', 'RPC_UNAVAILABLE'],
   prepareX402Payment: ['VALIDATION_ERROR', 'RESOURCE_NOT_FOR_SALE', 'RPC_UNAVAILABLE']
 } as const satisfies Record<string, readonly ErrorCode[]>
 
 export type OperationId = keyof typeof OPERATION_ERRORS
+
+/** A paid operation: its id and the codes it answers with besides the payment's own, from its product's entry. */
+export interface PaidOperation {
+  id: string
+  errors: readonly ErrorCode[]
+}
+
+/** A free operation by its id, or a paid one. */
+export type Operation = OperationId | PaidOperation
+
+const idOf = (operation: Operation) => typeof operation === 'string' ? operation : operation.id
 
 /**
  * Any route: a request target Fastify cannot read (400) or too long (414), headers too large for
@@ -42,7 +50,7 @@ const FRAMEWORK_CODES: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 
 /** The 402 codes: a paid route answers each with the payment requirements (the PaymentRequired model). */
 export const PAYMENT_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(code => ERROR_CODES[code].status === 402)
 
-const PAID_OPERATIONS = new Set<OperationId>(['fetchPrice', 'analyzeToken'])
+const isPaid = (operation: Operation): operation is PaidOperation => typeof operation !== 'string'
 
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1)
 const codeEnum = (codes: readonly ErrorCode[]) => Type.Union(codes.map(code => Type.Literal(code)), {
@@ -66,11 +74,11 @@ function errorModel (id: string, status: number, codes: readonly ErrorCode[], de
 }
 
 /** Codes an operation answers with, by status. */
-function codesByStatus (operation: OperationId): Map<number, ErrorCode[]> {
+function codesByStatus (operation: Operation): Map<number, ErrorCode[]> {
   const byStatus = new Map<number, ErrorCode[]>()
-  const codes: ErrorCode[] = [...OPERATION_ERRORS[operation], ...EVERY_OPERATION]
+  const codes: ErrorCode[] = [...(isPaid(operation) ? operation.errors : OPERATION_ERRORS[operation]), ...EVERY_OPERATION]
   for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...byStatus.get(ERROR_CODES[code].status) ?? [], code])
-  if (PAID_OPERATIONS.has(operation)) {
+  if (isPaid(operation)) {
     // A paid delivery whose lease ran out while it was served answers 409 PAYMENT_ALREADY_USED.
     byStatus.set(409, [...byStatus.get(409) ?? [], 'PAYMENT_ALREADY_USED'])
     // The standard x402 flow: two payments in one request, and a settlement not confirmed in time or not payable.
@@ -84,28 +92,33 @@ function codesByStatus (operation: OperationId): Map<number, ErrorCode[]> {
   return byStatus
 }
 
-const errorModelId = (operation: OperationId, status: number) => `${pascal(operation)}Error${status}`
+const errorModelId = (operation: Operation, status: number) => `${pascal(idOf(operation))}Error${status}`
 
-const defaultModelId = (operation: OperationId) => `${pascal(operation)}ErrorDefault`
+const defaultModelId = (operation: Operation) => `${pascal(idOf(operation))}ErrorDefault`
 
 /** The framework's codes an operation answers with a status it does not list. */
-function defaultCodes (operation: OperationId): ErrorCode[] {
+function defaultCodes (operation: Operation): ErrorCode[] {
   const listed = codesByStatus(operation)
   return FRAMEWORK_CODES.filter(code => !listed.has(ERROR_CODES[code].status))
 }
 
-function defaultModel (operation: OperationId): TSchema {
+function defaultModel (operation: Operation): TSchema {
   const codes = defaultCodes(operation)
-  const model = errorModel(defaultModelId(operation), ERROR_CODES[codes[0]].status, codes, `Error answered by ${operation} with a status it does not list`)
+  const model = errorModel(defaultModelId(operation), ERROR_CODES[codes[0]].status, codes, `Error answered by ${idOf(operation)} with a status it does not list`)
   return { ...model, properties: { ...model.properties, statusCode: Type.Integer({ minimum: 400, maximum: 599, description: 'HTTP status, repeated' }) } }
 }
 
-/** Named error models of every operation and status (registered with the other models). */
-export const OPERATION_ERROR_MODELS: TSchema[] = (Object.keys(OPERATION_ERRORS) as OperationId[]).flatMap(operation => [
-  ...[...codesByStatus(operation)].map(([status, codes]) =>
-    errorModel(errorModelId(operation, status), status, codes, `Error answered by ${operation} with status ${status}`)),
-  defaultModel(operation)
-])
+/** Named error models of an operation, one per status (registered with the other models). */
+export function operationErrorModels (operation: Operation): TSchema[] {
+  return [
+    ...[...codesByStatus(operation)].map(([status, codes]) =>
+      errorModel(errorModelId(operation, status), status, codes, `Error answered by ${idOf(operation)} with status ${status}`)),
+    defaultModel(operation)
+  ]
+}
+
+/** Named error models of every free operation (the paid ones are registered from the catalogue). */
+export const OPERATION_ERROR_MODELS: TSchema[] = (Object.keys(OPERATION_ERRORS) as OperationId[]).flatMap(operationErrorModels)
 
 /** The 402 body: x402 v1 payment requirements in the common error shape, with one of the payment codes. */
 export const PaymentRequiredCodes = codeEnum(PAYMENT_CODES)
@@ -173,11 +186,11 @@ export function jsonResponse (schema: TSchema, description: string, headers: Rec
 }
 
 /** The error responses of an operation: one per status it can answer, each with its named model. */
-export function errorResponses (operation: OperationId): Record<number, ReturnType<typeof jsonResponse>> {
+export function errorResponses (operation: Operation): Record<number, ReturnType<typeof jsonResponse>> {
   const responses: Record<number, ReturnType<typeof jsonResponse>> = {}
   for (const [status, codes] of codesByStatus(operation)) {
     const description = codes.map(code => buyerMeaning(code)).join('; ')
-    const refusal = PAID_OPERATIONS.has(operation) && REFUSAL_STATUSES.has(status) ? HEADERS.paymentRefused : {}
+    const refusal = isPaid(operation) && REFUSAL_STATUSES.has(status) ? HEADERS.paymentRefused : {}
     responses[status] = jsonResponse(Type.Ref(errorModelId(operation, status)), description, { ...(RETRYABLE.has(status) ? HEADERS.retryAfter : {}), ...refusal })
   }
   return responses
@@ -197,5 +210,5 @@ export const paymentRequiredResponse = (model: TSchema) =>
   jsonResponse(Type.Ref(model.$id as string), 'payment required or the payment was refused: pay with X-PAYMENT / PAYMENT-SIGNATURE (the requirements are in the body, v1, and the PAYMENT-REQUIRED header, v2), or pay on chain and repeat the request with proof headers', HEADERS.paymentRequired)
 
 /** Any status the operation does not list (405 METHOD_NOT_ALLOWED, 415 …): the one error shape, its codes listed. */
-export const defaultResponse = (operation: OperationId) =>
+export const defaultResponse = (operation: Operation) =>
   jsonResponse(Type.Ref(defaultModelId(operation)), `any other error: ${defaultCodes(operation).join(', ')}`)

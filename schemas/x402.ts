@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { EXAMPLE_PRODUCT } from './examples.js'
 
 /**
  * What the x402 headers carry once base64-decoded: PAYMENT-REQUIRED (v2 PaymentRequired),
@@ -33,7 +34,7 @@ export const X402PaymentRequired = Type.Object({
     bazaar: Type.Optional(Type.Object({
       info: Type.Object({}, { additionalProperties: true, description: 'input (method, path and query parameters, or MCP tool) and output example' }),
       schema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of `info`' }),
-      routeTemplate: Type.Optional(Type.String({ examples: ['/api/fetch-price/:token'] }))
+      routeTemplate: Type.Optional(Type.String({ examples: [EXAMPLE_PRODUCT.path] }))
     }, { additionalProperties: true, description: 'x402 bazaar discovery metadata (specs/extensions/bazaar.md)' }))
   }, { additionalProperties: true }))
 }, { $id: 'X402PaymentRequired', additionalProperties: true, description: 'x402 v2 PaymentRequired: the base64 JSON of the PAYMENT-REQUIRED header' })

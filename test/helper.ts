@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { DestinationStream } from 'pino'
 import type { Test } from 'tap'
 import app, { createServer } from '../app.js'
+import type { Catalogue } from '../lib/catalogue/catalogue.js'
 import { loadConfig } from '../config.js'
 import type { SqliteDatabase } from '../db/sqlite/open-database.js'
 import type { SqliteStore } from '../db/sqlite/sqlite-store.js'
@@ -34,11 +35,11 @@ export function testEnv (t: Test, env: Record<string, string> = {}): Record<stri
   return merged
 }
 
-/** The whole app on Fastify, ready for inject(), closed when the test ends. */
-export async function build (t: Test, env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void, logStream?: DestinationStream): Promise<FastifyInstance> {
+/** The whole app on Fastify, ready for inject(), closed when the test ends; `catalogue`: products other than the merchant's own. */
+export async function build (t: Test, env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void, logStream?: DestinationStream, catalogue?: Catalogue): Promise<FastifyInstance> {
   const config = loadConfig(testEnv(t, env))
   const server = createServer(config, logStream)
-  await server.register(fp(app), { config })
+  await server.register(fp(app), { config, catalogue })
   extend?.(server)
   await server.ready()
   t.teardown(() => server.close())

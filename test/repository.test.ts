@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import t from 'tap'
+import { CATALOGUE } from '../lib/catalogue/catalogue.js'
 import { PROJECT_ROOT } from '../project.js'
 
 // The repository stands alone: a clone with nothing beside it passes its tests, so no tracked
@@ -82,4 +83,50 @@ t.test('db/contracts/ imports no engine folder, and no engine folder imports ano
     }
   }
   t.same(offenders, [], 'imports across the layout')
+})
+
+// A product is its entry in the catalogue (lib/catalogue/), its service and its schema: every door
+// and document derives from the entry, so its names (the service's and the MCP tool's) appear in at
+// most 3 other source files of the service (issue #40: 27 before the catalogue). Each product names
+// its own files here, so a new product is counted too.
+const PRODUCT_FILES: Record<string, string[]> = {
+  'fetch-price': ['schemas/price.ts', 'lib/prices/'],
+  'analyze-token': ['schemas/token-analysis.ts', 'schemas/token-analysis-example.ts', 'lib/token-analysis/']
+}
+const SERVICE_SOURCES = ['app.ts', 'server.ts', 'config.ts', 'project.ts', 'lib', 'plugins', 'routes', 'schemas']
+
+t.test('a product\'s names appear in at most 3 source files beside its own and the catalogue', async t => {
+  const sources = execFileSync('git', ['ls-files', ...SERVICE_SOURCES], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\n')
+    .filter(file => file.endsWith('.ts') && !file.startsWith('lib/catalogue/'))
+  t.ok(sources.length > 100, 'the source files were listed')
+  for (const product of CATALOGUE.products) {
+    const own = PRODUCT_FILES[product.name]
+    t.ok(own, `${product.name}: its own files are named here`)
+    const names = [product.name, product.tool.name]
+    const naming = sources
+      .filter(file => !(own ?? []).some(path => file === path || (path.endsWith('/') && file.startsWith(path))))
+      .filter(file => names.some(name => readFileSync(`${PROJECT_ROOT}/${file}`, 'utf8').includes(name)))
+    t.ok(naming.length <= 3, `${product.name}: named in ${naming.length} files: ${naming.join(', ')}`)
+  }
+})
+
+// The catalogue is at the bottom of lib/: the doors and the documents read it, so it reaches no
+// Fastify, no door, not the delivery core and none of the places it is derived into.
+const ABOVE_THE_CATALOGUE = ['lib/delivery/', 'lib/mcp/', 'lib/a2a/', 'lib/x402/', 'lib/manifest/', 'lib/paywall/', 'lib/ops/', 'plugins/', 'routes/', 'app.ts']
+const PACKAGE_IMPORT = /\bfrom\s+['"]([^'".][^'"]*)['"]/g
+
+t.test('lib/catalogue/ imports no Fastify, no door and not the core', async t => {
+  const files = tsFiles(join(PROJECT_ROOT, 'lib', 'catalogue'))
+  t.ok(files.length >= 3, 'the catalogue has files')
+  const offenders: string[] = []
+  for (const file of files) {
+    const reached = [file, ...reachedFrom(file).keys()]
+    for (const target of reached) {
+      const path = relative(PROJECT_ROOT, target).split(sep).join('/')
+      if (ABOVE_THE_CATALOGUE.some(above => path.startsWith(above))) offenders.push(`${relative(PROJECT_ROOT, file)} reaches ${path}`)
+      const packages = [...readFileSync(target, 'utf8').matchAll(PACKAGE_IMPORT)].map(match => match[1])
+      if (packages.some(name => name === 'fastify' || name.startsWith('fastify/') || name.startsWith('@fastify/'))) offenders.push(`${path} imports Fastify`)
+    }
+  }
+  t.same([...new Set(offenders)], [], 'imports above the catalogue')
 })

@@ -1,8 +1,8 @@
 import type { AgentCard } from '@a2a-js/sdk'
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3'
-import { MCP_TOOLS, toolOfService } from '../mcp/tool-catalog.js'
-import { formatTokenAmount, PAID_SERVICES } from '../payment/catalog.js'
-import { exampleInput, SKILLS } from './skills.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
+import { formatTokenAmount } from '../payment/catalog.js'
+import { exampleInput } from './skills.js'
 import { X402_EXTENSION_URI, X402_EXTENSION_URI_V02 } from './x402-extension.js'
 
 /** Path of the A2A endpoint (JSON-RPC) and of the agent card (A2A's AGENT_CARD_PATH). */
@@ -17,6 +17,8 @@ export interface CardOptions {
   version: string
   /** The payment token's symbol (USDC). */
   symbol: string
+  /** The products sold as skills. */
+  catalogue: Catalogue
 }
 
 /**
@@ -25,17 +27,16 @@ export interface CardOptions {
  * <base>/a2a, for v1.0 clients and (through the SDK's compatibility layer) v0.3 ones.
  */
 export function createAgentCard (options: CardOptions): (base: string) => AgentCard {
-  const skills = SKILLS.map(service => {
-    const tool = MCP_TOOLS[toolOfService(service)]
-    const price = PAID_SERVICES[service].price
+  const skills = options.catalogue.products.map(product => {
+    const { tool, price, name: service } = product
     return {
       id: service,
       name: tool.title,
-      description: `${tool.summary} Returns the JSON of ${PAID_SERVICES[service].method} ${PAID_SERVICES[service].path} as a data artifact. ` +
+      description: `${tool.summary} Returns the JSON of ${product.method} ${product.path} as a data artifact. ` +
         `Costs ${formatTokenAmount(price)} ${options.symbol} (${price} base units) per task, paid through the a2a-x402 extension (x402 v2, exact scheme, Solana). ` +
         `Send one data part { "skill": "${service}", ...input }; nothing is charged when the skill fails.`,
       tags: ['solana', 'token', 'x402', 'paid'],
-      examples: [JSON.stringify(exampleInput(service))],
+      examples: [JSON.stringify(exampleInput(service, options.catalogue))],
       inputModes: [JSON_MODE],
       outputModes: [JSON_MODE],
       securityRequirements: []

@@ -6,6 +6,7 @@ import type { DeliveryCore } from '../delivery/paid-delivery.js'
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
 import { requestKey } from '../delivery/request-key.js'
 import type { MerchantTools } from '../mcp/merchant-tools.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import type { X402Payments } from '../x402/x402-payments.js'
 import { malformed } from './a2a-errors.js'
@@ -44,6 +45,8 @@ export interface SkillSellerDeps {
   countUnpaid: (service: PaidServiceName) => void
   /** The x402 network (CAIP-2) named in a failure's receipt. */
   network: string
+  /** The products sold as skills. */
+  catalogue: Catalogue
 }
 
 type TaskBase = TaskRef & { history?: Message[], metadata?: Record<string, unknown> }
@@ -98,9 +101,9 @@ export function createSkillSeller (deps: SkillSellerDeps) {
    */
   async function askPayment (message: Message): Promise<Task> {
     const data = dataOf(message)
-    if (data === undefined) throw malformed(`The message carries no data part naming a skill; send one data part: ${expectedShape()}`)
-    const purchase = readPurchase(data.value)
-    if ('problems' in purchase) throw malformed(`The data part cannot be read (${purchase.problems.join('; ')}); send one data part: ${expectedShape()}`)
+    if (data === undefined) throw malformed(`The message carries no data part naming a skill; send one data part: ${expectedShape(deps.catalogue)}`)
+    const purchase = readPurchase(data.value, deps.catalogue)
+    if ('problems' in purchase) throw malformed(`The data part cannot be read (${purchase.problems.join('; ')}); send one data part: ${expectedShape(deps.catalogue)}`)
     if (message.contextId.length > MAX_CONTEXT_ID_LENGTH) throw malformed(`contextId is longer than ${MAX_CONTEXT_ID_LENGTH} characters`)
     await deps.tools.precheck(purchase.tool, purchase.args)
     const contextId = message.contextId === '' ? randomUUID() : message.contextId
@@ -111,7 +114,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
 
   /** A task awaiting payment, rebuilt from its id on any instance; undefined for an id that is not ours. */
   function unpaidTask (id: string): Task | undefined {
-    const unpaid = readTaskId(id)
+    const unpaid = readTaskId(id, deps.catalogue)
     return unpaid === undefined ? undefined : paymentRequired({ id, contextId: unpaid.contextId }, unpaid.purchase)
   }
 
@@ -119,8 +122,8 @@ export function createSkillSeller (deps: SkillSellerDeps) {
   async function execute (requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const publish = (task: Task) => bus.publish(AgentEvent.task(task))
     const task = requestContext.task
-    const unpaid = task === undefined ? undefined : readTaskId(task.id)
-    if (task === undefined || unpaid === undefined) throw malformed(`Unknown task; start a purchase with a message without taskId: ${expectedShape()}`)
+    const unpaid = task === undefined ? undefined : readTaskId(task.id, deps.catalogue)
+    if (task === undefined || unpaid === undefined) throw malformed(`Unknown task; start a purchase with a message without taskId: ${expectedShape(deps.catalogue)}`)
     const { purchase } = unpaid
     const base: TaskBase = { id: task.id, contextId: task.contextId, history: task.history, metadata: task.metadata }
     const metadata = requestContext.userMessage.metadata ?? {}

@@ -1,13 +1,15 @@
-import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { MCP_TOOLS, toolOfService, type McpToolName } from '../mcp/tool-catalog.js'
-import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
-import { DISCOVERY_MODELS } from '../x402/discovery-extension.js'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import type { TObject } from '@sinclair/typebox'
+import { CATALOGUE, toolInput, type Catalogue } from '../catalogue/catalogue.js'
+import type { Product } from '../catalogue/product.js'
+import type { McpToolName } from '../mcp/tool-catalog.js'
+import type { PaidServiceName } from '../payment/catalog.js'
 
 /**
  * The products as A2A skills, derived from the one catalogue: a skill is a paid service (its id is
  * the service name), its input the MCP tool's arguments, which are the HTTP route's parameters
  * checked by the same TypeBox schemas. A message names the skill and its input in one data part:
- * `{ "skill": "fetch-price", "token": "SOL", "vs": "USDC" }`.
+ * `{ "skill": "<service>", ...input }`.
  */
 
 export interface Purchase {
@@ -19,37 +21,46 @@ export interface Purchase {
 
 export const SKILL_FIELD = 'skill'
 
-export const SKILLS = Object.keys(PAID_SERVICES) as PaidServiceName[]
+const checks = new WeakMap<Product, TypeCheck<TObject>>()
 
-const checks = new Map(SKILLS.map(service => [service, TypeCompiler.Compile(MCP_TOOLS[toolOfService(service)].input)]))
+function checkOf (product: Product): TypeCheck<TObject> {
+  let check = checks.get(product)
+  if (check === undefined) {
+    check = TypeCompiler.Compile(toolInput(product))
+    checks.set(product, check)
+  }
+  return check
+}
 
 /** A working example of each skill's data part, from the discovery examples (the same ones the 402s carry). */
-export function exampleInput (service: PaidServiceName): Record<string, string> {
-  const { params, query } = DISCOVERY_MODELS[service].example
+export function exampleInput (service: PaidServiceName, catalogue: Catalogue = CATALOGUE): Record<string, string> {
+  const { params, query } = catalogue.product(service).example
   return { [SKILL_FIELD]: service, ...params, ...query }
 }
 
 /** The data part each skill takes, as text: fields, which are optional, and an example. */
-export function expectedShape (): string {
-  return SKILLS.map(service => {
-    const input = MCP_TOOLS[toolOfService(service)].input
+export function expectedShape (catalogue: Catalogue = CATALOGUE): string {
+  return catalogue.products.map(product => {
+    const input = toolInput(product)
     const required = new Set(input.required ?? [])
     const fields = Object.keys(input.properties).map(name => `"${name}"${required.has(name) ? '' : ' (optional)'}`).join(', ')
-    return `{ "${SKILL_FIELD}": "${service}", ${fields} } e.g. ${JSON.stringify(exampleInput(service))}`
+    return `{ "${SKILL_FIELD}": "${product.name}", ${fields} } e.g. ${JSON.stringify(exampleInput(product.name, catalogue))}`
   }).join(' or ')
 }
 
 /** Reads a purchase from a data part's value: the skill and its input, or what is wrong with it. */
-export function readPurchase (value: unknown): Purchase | { problems: string[] } {
+export function readPurchase (value: unknown, catalogue: Catalogue = CATALOGUE): Purchase | { problems: string[] } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problems: ['the data part is not a JSON object'] }
   const { [SKILL_FIELD]: skill, ...args } = value as Record<string, unknown>
-  const service = SKILLS.find(name => name === skill)
-  if (service === undefined) return { problems: [`"${SKILL_FIELD}" must be one of ${SKILLS.map(name => `"${name}"`).join(', ')}; got ${JSON.stringify(skill) ?? 'nothing'}`] }
-  const check = checks.get(service)
-  if (check === undefined || !check.Check(args)) {
-    return { problems: [...(check?.Errors(args) ?? [])].map(error => `${error.path === '' ? 'input' : error.path.slice(1).replaceAll('/', '.')}: ${error.message}`) }
+  if (!catalogue.has(skill)) {
+    return { problems: [`"${SKILL_FIELD}" must be one of ${catalogue.products.map(product => `"${product.name}"`).join(', ')}; got ${JSON.stringify(skill) ?? 'nothing'}`] }
   }
-  return { service, tool: toolOfService(service), args }
+  const product = catalogue.product(skill)
+  const check = checkOf(product)
+  if (!check.Check(args)) {
+    return { problems: [...check.Errors(args)].map(error => `${error.path === '' ? 'input' : error.path.slice(1).replaceAll('/', '.')}: ${error.message}`) }
+  }
+  return { service: product.name, tool: product.tool.name, args }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
 import { readPurchase, SKILL_FIELD, type Purchase } from './skills.js'
 
 /**
@@ -24,7 +25,7 @@ export function newTaskId (purchase: Purchase, contextId: string): string {
 }
 
 /** What a task id of ours sells, or undefined for any other text. */
-export function readTaskId (id: string): UnpaidTask | undefined {
+export function readTaskId (id: string, catalogue: Catalogue = CATALOGUE): UnpaidTask | undefined {
   if (!id.startsWith(PREFIX) || id.length > MAX_TASK_ID_LENGTH) return undefined
   let decoded: unknown
   try {
@@ -35,6 +36,6 @@ export function readTaskId (id: string): UnpaidTask | undefined {
   if (!Array.isArray(decoded) || decoded.length !== 3) return undefined
   const [, input, contextId] = decoded as [unknown, unknown, unknown]
   if (typeof contextId !== 'string' || contextId.length > MAX_CONTEXT_ID_LENGTH) return undefined
-  const purchase = readPurchase(input)
+  const purchase = readPurchase(input, catalogue)
   return 'problems' in purchase ? undefined : { purchase, contextId }
 }

@@ -1,6 +1,7 @@
 import type { PaymentRequired } from '@x402/core/types'
 import { perResourceUrl } from '../http/public-url.js'
-import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
+import type { PaidServiceName } from '../payment/catalog.js'
 import { createChallengeBodies, type ChallengeBodies } from '../payment/challenge.js'
 import { paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../payment/requirements.js'
 import { withHttpDiscovery } from '../x402/discovery-extension.js'
@@ -19,6 +20,7 @@ export interface HttpChallengeOptions {
   terms: Omit<MerchantTerms, 'recipientTokenAccount'>
   recipientTokenAccount: () => string | undefined
   publicBaseUrl: string | undefined
+  catalogue: Catalogue
   /** The x402 v2 PaymentRequired of a service at a URL. */
   paymentRequired: (service: PaidServiceName, url: string, error: string) => PaymentRequired
 }
@@ -40,14 +42,14 @@ interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: 
  */
 export function createHttpChallenges (options: HttpChallengeOptions) {
   // Every v2 PaymentRequired carries the product's bazaar discovery extension (issue #30).
-  const paymentRequired = (service: PaidServiceName, url: string, error: string) => withHttpDiscovery(options.paymentRequired(service, url, error), service)
+  const paymentRequired = (service: PaidServiceName, url: string, error: string) => withHttpDiscovery(options.paymentRequired(service, url, error), options.catalogue.product(service))
   const challenges = new Map<PaidServiceName, ServiceChallenge>()
 
   function challengeOf (service: PaidServiceName): ServiceChallenge {
     const recipientTokenAccount = options.recipientTokenAccount()
     let cached = challenges.get(service)
     if (cached === undefined || cached.recipientTokenAccount !== recipientTokenAccount) {
-      const paid = PAID_SERVICES[service]
+      const paid = options.catalogue.product(service)
       const bodies = createChallengeBodies(paymentRequirement({ ...options.terms, recipientTokenAccount }, paid, ''), paymentRequiredRejection(paid))
       cached = {
         recipientTokenAccount,

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify'
 import { loggableError } from '../errors/loggable-error.js'
 import { publicBaseUrl, requestPath } from '../http/public-url.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { PAYMENT_HEADERS } from '../payment/headers.js'
 import { readPaymentProof } from '../payment/proof-headers.js'
 import type { PaymentVerifier } from '../payment/payment-verifier.js'
-import { PAID_SERVICES } from '../payment/catalog.js'
 import { storedResource } from '../payment/stored-resource.js'
 import { checkWalletSignature } from '../payment/wallet-signature.js'
 import { decodePaymentHeader } from '../x402/payment-payload.js'
@@ -22,6 +22,7 @@ export interface HttpDoorOptions {
   proofs: PaymentVerifier
   x402: Pick<X402Payments, 'verifyAndClaim' | 'settle'>
   challenges: ReturnType<typeof createHttpChallenges>
+  catalogue: Catalogue
   publicBaseUrl: string | undefined
   requireWalletSignature: boolean
   /** Before any RPC work: throws (429) when the client's failed payments used up PROOF_FAILURE_LIMIT; else counts the attempt as under way until the returned function is called. */
@@ -89,7 +90,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
     const binding = await checkWalletSignature(walletSignature, read.proof,
       { method: request.method, path: requestPath(request.url).split('?')[0] }, options.requireWalletSignature)
     if (binding !== undefined) return refusal(binding.code, binding.message)
-    const held = await proofs.verifyAndClaim(read.proof, service, PAID_SERVICES[service],
+    const held = await proofs.verifyAndClaim(read.proof, service, options.catalogue.product(service),
       { resource: storedResource(resourceUrl(request)), requestKey: bought, buyerProven: walletSignature !== undefined && walletSignature !== '' })
     if ('refused' in held) return held
     if ('redelivered' in held) return core.redelivered(held.answer, 'proof')

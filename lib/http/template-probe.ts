@@ -4,7 +4,7 @@ import { readPaymentForm } from '../x402/payment-headers.js'
 
 /**
  * Directory crawlers (x402scan) probe a paid route at its own OpenAPI template,
- * `GET /api/fetch-price/%7Btoken%7D`, and register it only if the answer is the 402 with the terms
+ * `GET /api/<product>/%7Bparam%7D`, and register it only if the answer is the 402 with the terms
  * ("ensure the x402 paywall runs before path parameter validation"). Everything else that is
  * malformed stays a 400 before any payment.
  *

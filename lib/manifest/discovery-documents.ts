@@ -1,7 +1,6 @@
 import type { X402WellKnownBody } from '../../schemas/discovery.js'
 import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
 import { X402_PAYMENT_META_KEY } from '../mcp/x402-meta.js'
-import { DISCOVERY_MODELS } from '../x402/discovery-extension.js'
 import { MCP_PATH } from './merchant-manifest.js'
 import { AGENT_CARD_PATH } from '../a2a/agent-card.js'
 import { exampleUrl, type ProductTerms } from './payment-terms.js'
@@ -23,7 +22,7 @@ export function createDiscoveryDocuments (options: { name: string, description: 
     `with ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet}. Replace the path parameter to buy another token. ` +
     'The OpenAPI document (/openapi.json) describes every operation; /llms.txt explains the service. A2A agents: /.well-known/agent-card.json.'
 
-  const examples = (base: string) => products.map(product => exampleUrl(base, product, DISCOVERY_MODELS[product.service].example.params))
+  const examples = (base: string) => products.map(product => exampleUrl(base, product, product.exampleParams))
 
   /**
    * llmstxt.org: an H1, a one-line blockquote summary, prose (paragraphs and lists, no headings)

@@ -1,8 +1,8 @@
 import type { Config } from '../../config.js'
 import { SERVICE_VERSION } from '../../project.js'
 import type { ManifestBody } from '../../schemas/manifest.js'
-import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
-import { toolOfService } from '../mcp/tool-catalog.js'
+import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
+import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS } from '../payment/catalog.js'
 import { AGENT_CARD_PATH } from '../a2a/agent-card.js'
 
 /** Path of the MCP endpoint (streamable HTTP), beside the HTTP routes on the same port. */
@@ -15,11 +15,10 @@ type ManifestConfig = Pick<Config, 'AGENT_NAME' | 'AGENT_DESCRIPTION' | 'PAYMENT
  * The manifest (/.well-known/agent.json, and the get_manifest MCP tool): everything but the
  * absolute URLs is fixed at start-up; the URLs come from the base the caller reached us at.
  */
-export function createManifestBuilder (config: ManifestConfig): (baseUrl: string) => ManifestBody {
-  const services = (Object.keys(PAID_SERVICES) as PaidServiceName[]).map(name => {
-    const service = PAID_SERVICES[name]
+export function createManifestBuilder (config: ManifestConfig, catalogue: Catalogue = CATALOGUE): (baseUrl: string) => ManifestBody {
+  const services = catalogue.products.map(service => {
     return {
-      name,
+      name: service.name,
       description: service.description,
       endpoint: service.path,
       method: service.method,
@@ -28,7 +27,7 @@ export function createManifestBuilder (config: ManifestConfig): (baseUrl: string
       payment_token: config.PAYMENT_TOKEN_SYMBOL,
       payment_network: config.x402Network,
       data_network: config.dataNetwork,
-      mcp_tool: toolOfService(name)
+      mcp_tool: service.tool.name
     }
   })
 

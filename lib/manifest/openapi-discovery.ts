@@ -2,6 +2,7 @@ import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
 import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
 import { COMMON_HEADERS, HEADERS } from '../../schemas/responses.js'
 import { MCP_SESSION_HEADER } from '../mcp/call-cancellation.js'
+import { proseList } from '../mcp/tool-catalog.js'
 import { X402_PAYMENT_META_KEY } from '../mcp/x402-meta.js'
 import { MCP_PATH } from './merchant-manifest.js'
 import type { ProductTerms } from './payment-terms.js'
@@ -111,7 +112,7 @@ const MCP_SESSION: RawHeaders = {
 }
 
 /** POST /mcp: the MCP server (streamable HTTP, stateless, JSON answers), described as the JSON-RPC endpoint it is. */
-function mcpOperation (errorModel: string): Operation {
+function mcpOperation (errorModel: string, products: ProductTerms[]): Operation {
   // An initialize is answered with a session id, whatever the answer's status.
   const headers = { ...openApiHeaders(COMMON_HEADERS), ...openApiHeaders(MCP_SESSION) }
   const error = (description: string, more: RawHeaders = {}) => ({ description, headers: { ...headers, ...openApiHeaders(more) }, content: { 'application/json': { schema: { $ref: `#/components/schemas/${errorModel}` } } } })
@@ -119,7 +120,7 @@ function mcpOperation (errorModel: string): Operation {
   return {
     operationId: 'mcp',
     tags: ['mcp'],
-    summary: 'MCP server (JSON-RPC 2.0 over streamable HTTP, stateless): the products as tools fetch_price and analyze_token, and the free documents',
+    summary: `MCP server (JSON-RPC 2.0 over streamable HTTP, stateless): the products as tools ${proseList(products.map(product => product.tool))}, and the free documents`,
     description: 'Send MCP JSON-RPC requests (initialize, tools/list, tools/call) with `Accept: application/json, text/event-stream`. ' +
       `A paid tool called without payment returns isError with the x402 v2 PaymentRequired; call it again with the PaymentPayload in params._meta["${X402_PAYMENT_META_KEY}"]; ` +
       'the receipt comes in result._meta["x402/payment-response"].',
@@ -162,7 +163,7 @@ export function finishDocument (document: Document, options: DiscoveryOptions): 
     }
   }
   document.components = { ...document.components, schemas: { ...document.components?.schemas, ...JSON_RPC, ...JSON_RPC_BATCHES } as never }
-  document.paths = { ...document.paths, [MCP_PATH]: { post: mcpOperation('Error') } as OpenApi.PathItemObject }
+  document.paths = { ...document.paths, [MCP_PATH]: { post: mcpOperation('Error', options.products) } as OpenApi.PathItemObject }
   return document
 }
 

@@ -5,7 +5,7 @@ import { JsonRpcError, RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND, toolCallParams 
 import type { MerchantTools } from './merchant-tools.js'
 import type { PaidToolCall } from './paid-tool-call.js'
 import type { ArgumentCheck } from './tool-arguments.js'
-import { isMcpToolName, paidServiceOf, type McpToolName, type ToolListing } from './tool-catalog.js'
+import type { McpToolName, ToolListing } from './tool-catalog.js'
 import { documentResult, errorResult } from './tool-results.js'
 import { X402_PAYMENT_META_KEY } from './x402-meta.js'
 
@@ -20,6 +20,7 @@ export interface RequestTools {
 
 export interface MerchantMcpServerOptions {
   info: { name: string, version: string, title?: string }
+  /** One per tool of the catalogue and the free documents: a name without one is no tool. */
   argumentChecks: ReadonlyMap<McpToolName, ArgumentCheck>
   /** The tools of the HTTP request being served: a server outlives its requests (plugins/app/mcp.ts keeps a pool). */
   requestTools: () => RequestTools
@@ -59,7 +60,7 @@ export function createToolCallHandler (options: Pick<MerchantMcpServerOptions, '
     const params = toolCallParams(request.params)
     const { name } = params
     // An unknown tool is a protocol error (MCP: -32602), not a tool result.
-    if (!isMcpToolName(name)) throw new JsonRpcError(RPC_INVALID_PARAMS, `Unknown tool "${name}"`)
+    if (!argumentChecks.has(name)) throw new JsonRpcError(RPC_INVALID_PARAMS, `Unknown tool "${name}"`)
     const { merchantTools, errorBodyOf, callPaidTool } = options.requestTools()
     const args = params.arguments ?? {}
     try {
@@ -70,7 +71,7 @@ export function createToolCallHandler (options: Pick<MerchantMcpServerOptions, '
       return errorResult(errorBodyOf(error))
     }
 
-    const service = paidServiceOf(name)
+    const service = merchantTools.paidServiceOf(name)
     if (service === undefined) {
       try {
         return documentResult(await merchantTools.run(name, args))

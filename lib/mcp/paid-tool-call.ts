@@ -3,6 +3,7 @@ import { errorBody, type ErrorBody } from '../errors/error-body.js'
 import type { DeliveryCore } from '../delivery/paid-delivery.js'
 import { requestKey } from '../delivery/request-key.js'
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { withToolDiscovery } from '../x402/discovery-extension.js'
 import type { X402Payments } from '../x402/x402-payments.js'
@@ -12,6 +13,8 @@ import { REDELIVERED_META_KEY, toolResourceUrl, X402_PAYMENT_RESPONSE_META_KEY }
 export interface PaidToolCallDeps {
   core: Pick<DeliveryCore, 'begin' | 'refused' | 'redelivered'>
   payments: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle'>
+  /** The products sold: a PaymentRequired carries its product's discovery extension. */
+  catalogue: Catalogue
   /** Counts a call that paid nothing (no payload). */
   countUnpaid: (service: PaidServiceName) => void
   /** The common error body of a thrown error (AppError with its code; anything else INTERNAL_ERROR, logged). */
@@ -65,7 +68,7 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
   return async function callPaidTool (call: PaidToolCall): Promise<CallToolResult> {
     const { service } = call
     const resource = toolResourceUrl(call.tool)
-    const askPayment = (why: string) => paymentRequiredResult(withToolDiscovery(payments.paymentRequired(service, resource, why), service))
+    const askPayment = (why: string) => paymentRequiredResult(withToolDiscovery(payments.paymentRequired(service, resource, why), deps.catalogue.product(service)))
     if (call.payload === undefined) {
       deps.countUnpaid(service)
       return askPayment(`PAYMENT_REQUIRED: ${call.tool} is paid; pay one of accepts and call again with the payment`)

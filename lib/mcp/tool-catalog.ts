@@ -1,44 +1,30 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { formatTokenAmount, PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
+import { CATALOGUE, toolInput, type Catalogue } from '../catalogue/catalogue.js'
+import { formatTokenAmount } from '../payment/catalog.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { Manifest } from '../../schemas/manifest.js'
 import { ToolPaymentRequired } from '../../schemas/mcp.js'
-import { PriceResponse, QuoteToken, TokenToPrice } from '../../schemas/price.js'
 import { RegistryListing, RegistryQuery } from '../../schemas/registry.js'
 import { Reputation, ReputationQuery } from '../../schemas/reputation.js'
-import { MintToAnalyze, TokenAnalysis } from '../../schemas/token-analysis.js'
 import { selfContainedSchema } from './json-schema.js'
 
 interface ToolEntry {
   title: string
-  /** What the tool does; the price sentence is added from the price table. */
+  /** What the tool does; the price sentence is added from the catalogue. */
   summary: string
   /** Arguments: built from the same TypeBox schemas as the HTTP route's parameters. */
   input: TSchema
   /** The document it returns: the same model as the HTTP route's 200 body. */
   output: TSchema
-  /** Paid tools name their entry in the price table. */
-  service?: PaidServiceName
+  /** Paid tools name their product in the catalogue, and its price. */
+  service?: string
+  price?: bigint
 }
 
 const closed = (properties: Record<string, TSchema>) => Type.Object(properties, { additionalProperties: false })
 
-/** The merchant's MCP tools: the HTTP products and the free documents, one entry each. Summaries are read by a model: what it gets, no HTTP paths. */
-export const MCP_TOOLS = {
-  fetch_price: {
-    title: 'Token price',
-    summary: 'Current price of a Solana token (symbol such as SOL, or mint address) in USDC or in another quote token given as vs, from Jupiter: price, USD price, both tokens and the time it was fetched.',
-    input: closed({ token: TokenToPrice, vs: Type.Optional(QuoteToken) }),
-    output: PriceResponse,
-    service: 'fetch-price'
-  },
-  analyze_token: {
-    title: 'Token security analysis',
-    summary: 'Security analysis of a Solana token mint: authorities, Token-2022 extensions, holders, metadata, market data and sell quotes from Jupiter, a simulated transfer, the list of checks, and a 1-100 risk score with the findings behind it.',
-    input: closed({ address: MintToAnalyze }),
-    output: TokenAnalysis,
-    service: 'analyze-token'
-  },
+/** The free documents as tools. Summaries are read by a model: what it gets, no HTTP paths. */
+const FREE_TOOLS = {
   get_manifest: {
     title: 'Merchant manifest',
     summary: 'What this merchant sells, at what price, paid to which address on which network, and where to call it.',
@@ -59,27 +45,38 @@ export const MCP_TOOLS = {
   }
 } as const satisfies Record<string, ToolEntry>
 
-export type McpToolName = keyof typeof MCP_TOOLS
+/** A tool's name: a product's (from the catalogue) or a free document's. */
+export type McpToolName = string
 
-export function isMcpToolName (name: string): name is McpToolName {
-  return Object.hasOwn(MCP_TOOLS, name)
+const catalogueTools = new WeakMap<Catalogue, Readonly<Record<McpToolName, ToolEntry>>>()
+
+/** The merchant's MCP tools: the catalogue's products, then the free documents, one entry each. */
+export function toolsOf (catalogue: Catalogue): Readonly<Record<McpToolName, ToolEntry>> {
+  let tools = catalogueTools.get(catalogue)
+  if (tools === undefined) {
+    const taken = catalogue.products.find(product => Object.hasOwn(FREE_TOOLS, product.tool.name))
+    if (taken !== undefined) throw new Error(`product "${taken.name}": the MCP tool name "${taken.tool.name}" is a free tool's`)
+    const paid = catalogue.products.map(product => [product.tool.name, {
+      title: product.tool.title,
+      summary: product.tool.summary,
+      input: toolInput(product),
+      output: product.output,
+      service: product.name,
+      price: product.price
+    } satisfies ToolEntry] as const)
+    tools = Object.freeze({ ...Object.fromEntries(paid), ...FREE_TOOLS })
+    catalogueTools.set(catalogue, tools)
+  }
+  return tools
 }
 
-/** The tool that sells a paid service. */
-export function toolOfService (service: PaidServiceName): McpToolName {
-  const found = (Object.keys(MCP_TOOLS) as McpToolName[]).find(name => (MCP_TOOLS[name] as ToolEntry).service === service)
-  if (found === undefined) throw new Error(`no MCP tool sells "${service}"`)
-  return found
-}
+/** The tools of the default catalogue. */
+export const MCP_TOOLS = toolsOf(CATALOGUE)
 
-export function paidServiceOf (name: McpToolName): PaidServiceName | undefined {
-  return (MCP_TOOLS[name] as ToolEntry).service
-}
-
-/** The tool description: what it returns and what it costs, from the one price table. */
+/** The tool description: what it returns and what it costs, from the catalogue. */
 function describe (entry: ToolEntry, tokenSymbol: string): string {
-  if (entry.service === undefined) return `${entry.summary} Free.`
-  const price = PAID_SERVICES[entry.service].price
+  if (entry.price === undefined) return `${entry.summary} Free.`
+  const price = entry.price
   return `${entry.summary} Costs ${formatTokenAmount(price)} ${tokenSymbol} (${price} base units) per call, paid through x402 ` +
     '(exact, Solana): an unpaid call returns the x402 PaymentRequired, which an x402 MCP client pays. Nothing is charged when the tool fails.'
 }
@@ -129,9 +126,10 @@ export interface ToolListing {
 }
 
 /** The answer to tools/list; output schemas point to the OpenAPI document at `openApiUrl` for what they leave out. */
-export function listTools (tokenSymbol: string, models: readonly TSchema[], openApiUrl: string): ToolListing[] {
-  return (Object.keys(MCP_TOOLS) as McpToolName[]).map(name => {
-    const entry: ToolEntry = MCP_TOOLS[name]
+export function listTools (tokenSymbol: string, models: readonly TSchema[], openApiUrl: string, catalogue: Catalogue = CATALOGUE): ToolListing[] {
+  const tools = toolsOf(catalogue)
+  return Object.keys(tools).map(name => {
+    const entry = tools[name]
     return {
       name,
       title: entry.title,
@@ -141,4 +139,15 @@ export function listTools (tokenSymbol: string, models: readonly TSchema[], open
       annotations: { readOnlyHint: true, openWorldHint: entry.service !== undefined }
     }
   })
+}
+
+/** "a, b and c": names in a sentence. */
+export function proseList (names: readonly string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`
+}
+
+/** The sentence of the MCP server's instructions that says which tools are paid and which are free. */
+export function toolPricing (catalogue: Catalogue = CATALOGUE): string {
+  return `${proseList(catalogue.products.map(product => product.tool.name))} are paid per call through x402 ` +
+    `(tool-result binding); ${proseList(Object.keys(FREE_TOOLS))} are free.`
 }

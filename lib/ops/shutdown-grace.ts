@@ -3,17 +3,15 @@
  * shutdown grace must cover it, or a stop cuts requests that would have finished (and strands
  * their proofs until the lease runs out).
  */
+import { CATALOGUE } from '../catalogue/catalogue.js'
+import type { HandlerTimeouts, Product } from '../catalogue/product.js'
 
 /** The timeouts that bound a paid request, as configured. */
-export interface PaidRequestTimeouts {
+export interface PaidRequestTimeouts extends HandlerTimeouts {
   /** RPC_TIMEOUT_MS: one call to the payment RPC. */
   rpcTimeoutMs: number
   /** PAYMENT_NOT_FOUND_WAIT_MS: how long verification polls for a just-sent transaction. */
   notFoundWaitMs: number
-  /** UPSTREAM_TIMEOUT_MS: one attempt at the price source. */
-  upstreamTimeoutMs: number
-  /** DATA_RPC_TIMEOUT_MS (or RPC_TIMEOUT_MS): one call to the data RPC. */
-  dataRpcTimeoutMs: number
   /** X402_SETTLEMENT_TIMEOUT_MS: how long an x402 settlement waits for its confirmation. */
   settlementTimeoutMs: number
 }
@@ -23,10 +21,6 @@ export interface GracePhase {
   ms: number
 }
 
-/** Longest Retry-After the price client waits for between its two attempts (lib/prices/jupiter-client.ts). */
-export const UPSTREAM_RETRY_WAIT_MAX_MS = 1000
-/** analyze-token reads the mint, then its metadata and holders together: two rounds of data RPC calls. */
-export const ANALYSIS_RPC_ROUNDS = 2
 /** Room for the work between the timed steps (parsing, the store, writing the answer). */
 export const GRACE_MARGIN_MS = 1000
 
@@ -34,13 +28,12 @@ export const GRACE_MARGIN_MS = 1000
  * The steps of the longest paid request, in order; their sum is its worst-case duration. A new
  * step (settling an x402 payment, say) is one more entry here.
  */
-export function paidRequestPhases (timeouts: PaidRequestTimeouts): GracePhase[] {
-  const fetchPrice = 2 * timeouts.upstreamTimeoutMs + UPSTREAM_RETRY_WAIT_MAX_MS
-  const analyzeToken = ANALYSIS_RPC_ROUNDS * timeouts.dataRpcTimeoutMs
+export function paidRequestPhases (timeouts: PaidRequestTimeouts, products: readonly Product[] = CATALOGUE.products): GracePhase[] {
   return [
     // getTransaction at the RPC timeout, after polling for a transaction not yet visible.
     { name: 'verification', ms: timeouts.rpcTimeoutMs + timeouts.notFoundWaitMs },
-    { name: 'handler', ms: Math.max(fetchPrice, analyzeToken) },
+    // The slowest product's handler, by its entry's budget.
+    { name: 'handler', ms: Math.max(0, ...products.map(product => product.handlerBudgetMs(timeouts))) },
     // x402 only: the co-signed transaction sent (one RPC call), then its confirmation awaited.
     { name: 'settlement', ms: timeouts.rpcTimeoutMs + timeouts.settlementTimeoutMs }
   ]

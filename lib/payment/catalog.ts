@@ -1,35 +1,12 @@
-/**
- * The price table: the one place the manifest, the 402 challenge and the payment check read.
- * Prices are base units of the 6-decimal payment token.
- */
-export const PAYMENT_TOKEN_DECIMALS = 6
+import { CATALOGUE } from '../catalogue/catalogue.js'
+import type { Product } from '../catalogue/product.js'
 
-export const PAID_SERVICES = {
-  'fetch-price': {
-    path: '/api/fetch-price/:token',
-    method: 'GET',
-    price: 50_000n,
-    description: 'Current USD-quoted price of a Solana token (by symbol or mint), optionally against another quote token.'
-  },
-  'analyze-token': {
-    path: '/api/analyze-token/:address',
-    method: 'GET',
-    price: 100_000n,
-    description: 'Security analysis of a token mint: authorities, Token-2022 extensions, holder concentration, metadata, whether it can be sold and into how much liquidity, and a 1-100 risk score.'
-  }
-} as const
+/** The payment arithmetic, kept importable from here. */
+export { formatTokenAmount, PAYMENT_TOKEN_DECIMALS } from './token-amount.js'
 
-export type PaidServiceName = keyof typeof PAID_SERVICES
-export type PaidService = (typeof PAID_SERVICES)[PaidServiceName]
+/** A paid service is named by its product's name in the catalogue (lib/catalogue/). */
+export type PaidServiceName = string
+export type PaidService = Product
 
-export function isPaidServiceName (name: unknown): name is PaidServiceName {
-  return typeof name === 'string' && Object.hasOwn(PAID_SERVICES, name)
-}
-
-/** "0.05" for 50000 base units: exact decimal text, never a float. */
-export function formatTokenAmount (baseUnits: bigint, decimals = PAYMENT_TOKEN_DECIMALS): string {
-  const scale = 10n ** BigInt(decimals)
-  const whole = baseUnits / scale
-  const fraction = (baseUnits % scale).toString().padStart(decimals, '0').replace(/0+$/, '')
-  return fraction === '' ? whole.toString() : `${whole}.${fraction}`
-}
+/** The default catalogue's products by name: what a reader without an app of its own (the fixtures, the bench) prices. */
+export const PAID_SERVICES: Readonly<Record<PaidServiceName, PaidService>> = Object.fromEntries(CATALOGUE.products.map(product => [product.name, product]))

@@ -1,6 +1,6 @@
 import type { HttpAnswer } from '../delivery/http-challenges.js'
-import { MCP_TOOLS } from '../mcp/tool-catalog.js'
-import { formatTokenAmount, PAID_SERVICES, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
+import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
 import type { NetworkName } from '../solana/networks.js'
 import type { X402NetworkName } from '../x402/networks.js'
 import { X402_HEADERS } from '../x402/payment-headers.js'
@@ -15,9 +15,10 @@ export interface PaywallPageOptions {
   payTo: string
   mint: string
   prepareUrl: string
+  /** The products sold: the page names the one asked for by its title. */
+  catalogue: Catalogue
 }
 
-const PRODUCT_TITLES = new Map<PaidServiceName, string>(Object.values(MCP_TOOLS).flatMap(tool => 'service' in tool ? [[tool.service, tool.title]] : []))
 const WALLET_CHAINS: Record<X402NetworkName, string> = { solana: 'solana:mainnet', 'solana-devnet': 'solana:devnet', 'solana-testnet': 'solana:testnet', 'solana-localnet': 'solana:localnet' }
 const EXPLORER_CLUSTERS: Record<NetworkName, string | null> = { 'mainnet-beta': '', devnet: 'devnet', testnet: 'testnet', localnet: null }
 const NETWORK_LABELS: Record<X402NetworkName, string> = { solana: 'Solana mainnet', 'solana-devnet': 'Solana devnet', 'solana-testnet': 'Solana testnet', 'solana-localnet': 'a local Solana chain' }
@@ -48,12 +49,12 @@ const embedJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u00
 export function createPaywallPage (options: PaywallPageOptions) {
   const { assets } = options
   return function paywallPage (service: PaidServiceName, request: { params?: unknown, url: string }, challenge: HttpAnswer, resource: string): HttpAnswer {
-    const paid = PAID_SERVICES[service]
+    const paid = options.catalogue.product(service)
     const formatted = formatTokenAmount(paid.price, PAYMENT_TOKEN_DECIMALS)
     const header = challenge.headers[X402_HEADERS.paymentRequired]
     const params = request.params !== null && typeof request.params === 'object' ? Object.values(request.params).map(String) : []
     const data: PaywallPageData = {
-      product: PRODUCT_TITLES.get(service) ?? service,
+      product: paid.tool.title,
       description: paid.description,
       item: params.join(' '),
       resource,

@@ -1,16 +1,23 @@
-import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
+import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
+import type { PaidServiceName } from '../payment/catalog.js'
 
-// One pattern per paid route, from the catalogue: `:name` is one path segment.
-const PATTERNS = (Object.keys(PAID_SERVICES) as PaidServiceName[]).map(service => ({
-  service,
-  pattern: new RegExp(`^${PAID_SERVICES[service].path.replace(/:[A-Za-z]+/g, '[^/?#]+')}$`)
-}))
+const patterns = new WeakMap<Catalogue, Array<{ service: PaidServiceName, pattern: RegExp }>>()
+
+/** One pattern per paid route, from the catalogue: `:name` is one path segment. */
+function patternsOf (catalogue: Catalogue) {
+  let found = patterns.get(catalogue)
+  if (found === undefined) {
+    found = catalogue.products.map(product => ({ service: product.name, pattern: new RegExp(`^${product.path.replace(/:[A-Za-z]+/g, '[^/?#]+')}$`) }))
+    patterns.set(catalogue, found)
+  }
+  return found
+}
 
 /**
  * The paid service a resource URL buys, when it is a URL of this merchant (the base URL its 402s
  * name) and the path is one of the catalogue's paid routes; undefined otherwise.
  */
-export function paidServiceAt (resource: string, baseUrl: string): PaidServiceName | undefined {
+export function paidServiceAt (resource: string, baseUrl: string, catalogue: Catalogue = CATALOGUE): PaidServiceName | undefined {
   let url: URL
   let base: URL
   try {
@@ -20,5 +27,5 @@ export function paidServiceAt (resource: string, baseUrl: string): PaidServiceNa
     return undefined
   }
   if (url.origin !== base.origin || url.username !== '' || url.password !== '' || url.hash !== '') return undefined
-  return PATTERNS.find(({ pattern }) => pattern.test(url.pathname))?.service
+  return patternsOf(catalogue).find(({ pattern }) => pattern.test(url.pathname))?.service
 }

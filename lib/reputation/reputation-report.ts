@@ -1,6 +1,7 @@
 import type { LatencyBucket, ReputationFigures, ReputationQueries } from '../../db/contracts/reputation-queries.js'
 import type { ReputationBody, ReputationWindowName } from '../../schemas/reputation.js'
-import { formatTokenAmount, PAID_SERVICES } from '../payment/catalog.js'
+import { CATALOGUE } from '../catalogue/catalogue.js'
+import { formatTokenAmount } from '../payment/catalog.js'
 
 const DAY_MS = 86_400_000
 
@@ -55,10 +56,12 @@ export interface ReputationOptions {
   queries: ReputationQueries
   merchant: { name: string, paymentAddress: string }
   tokenSymbol: string
+  /** The services sold, listed first and in this order (the catalogue's products); others the log holds follow. */
+  services?: readonly string[]
 }
 
 /** The GET /reputation body, computed from the audit aggregates for a window that ends now. */
-export function createReputation ({ queries, merchant, tokenSymbol }: ReputationOptions) {
+export function createReputation ({ queries, merchant, tokenSymbol, services: sold = CATALOGUE.products.map(product => product.name) }: ReputationOptions) {
   return {
     async report (window: ReputationWindowName, now = Date.now()): Promise<ReputationBody> {
       const length = WINDOW_MS[window]
@@ -66,7 +69,7 @@ export function createReputation ({ queries, merchant, tokenSymbol }: Reputation
       const figures = await queries.read(from ?? 0)
 
       const logged = new Set(figures.outcomes.map(row => row.service))
-      const catalog = Object.keys(PAID_SERVICES)
+      const catalog = sold
       const names = [...catalog, ...[...logged].filter(name => !catalog.includes(name)).sort()]
       const services = names.map(name => serviceFigures(figures, name))
 

@@ -6,18 +6,16 @@ import {
   validateDiscoveryExtension,
   type DiscoveryExtension
 } from '@x402/extensions/bazaar'
+import { CATALOGUE, fillPath, toolInput } from '../catalogue/catalogue.js'
+import type { Product } from '../catalogue/product.js'
 import { selfContainedSchema } from '../mcp/json-schema.js'
-import { MCP_TOOLS, toolOfService } from '../mcp/tool-catalog.js'
-import { PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
 import { MODELS } from '../../schemas/index.js'
-import { FetchPriceParams, FetchPriceQuery, PriceRecord, PriceResponse } from '../../schemas/price.js'
-import { AnalyzeTokenParams, TokenAnalysis } from '../../schemas/token-analysis.js'
-import { TOKEN_ANALYSIS_BAZAAR_EXAMPLE } from '../../schemas/token-analysis-example.js'
 
 /**
  * The x402 `bazaar` discovery extension (x402-foundation/x402 specs/extensions/bazaar.md) of each
  * paid product: what a facilitator or a directory catalogues from a 402, built with
- * `@x402/extensions` from the same TypeBox models the routes and the MCP tools are checked with.
+ * `@x402/extensions` from the same TypeBox models the routes and the MCP tools are checked with
+ * (the product's entry in the catalogue).
  * We settle as our own facilitator, so no Bazaar sees our traffic: the 402 must describe itself.
  */
 
@@ -29,23 +27,12 @@ interface ProductModels {
   query?: TSchema
   output: TSchema
   /** What a buyer sends and gets, for the catalogue (checked against the models by validation). */
-  example: { params: Record<string, string>, query?: Record<string, string>, output: unknown }
+  example: Product['example']
 }
 
-export const DISCOVERY_MODELS: Record<PaidServiceName, ProductModels> = {
-  'fetch-price': {
-    params: FetchPriceParams,
-    query: FetchPriceQuery,
-    output: PriceResponse,
-    example: { params: { token: 'SOL' }, query: { vs: 'USDC' }, output: { data: (PriceRecord.examples as unknown[])[0] } }
-  },
-  'analyze-token': {
-    params: AnalyzeTokenParams,
-    output: TokenAnalysis,
-    // A real answer (scripts/analysis-examples.ts), the smallest one: clients echo it in the payment header.
-    example: { params: { address: TOKEN_ANALYSIS_BAZAAR_EXAMPLE.mint }, output: TOKEN_ANALYSIS_BAZAAR_EXAMPLE }
-  }
-}
+/** The default catalogue's models and examples by product name. */
+export const DISCOVERY_MODELS: Record<string, ProductModels> = Object.fromEntries(CATALOGUE.products.map(product =>
+  [product.name, { params: product.params, ...(product.query === undefined ? {} : { query: product.query }), output: product.output, example: product.example }]))
 
 /**
  * A model as the extension's schema takes it: self-contained (the validator refuses any `$ref`
@@ -84,8 +71,7 @@ function checked (extension: DiscoveryExtension, what: string): DiscoveryExtensi
 }
 
 /** The HTTP declaration of a product, before the request's method and path are known. */
-function declareHttp (service: PaidServiceName): DiscoveryExtension {
-  const models = DISCOVERY_MODELS[service]
+function declareHttp (models: Product): DiscoveryExtension {
   const { properties: pathParamsProperties, required: pathParamsRequired } = compact(models.params)
   const declared = declareDiscoveryExtension({
     ...(models.query === undefined ? {} : { input: models.example.query, inputSchema: { properties: compact(models.query).properties } }),
@@ -95,37 +81,32 @@ function declareHttp (service: PaidServiceName): DiscoveryExtension {
   return declared.bazaar
 }
 
-const httpDeclarations = new Map<PaidServiceName, DiscoveryExtension>()
+const httpDeclarations = new WeakMap<Product, DiscoveryExtension>()
 
 /**
  * The `bazaar` extension of a paid route's 402 for one resource URL: the declaration enriched by
  * `@x402/extensions`' own server extension, which adds the method, the `routeTemplate`
- * (`/api/fetch-price/:token`) and the request's `pathParams`. A crawler probing the template
- * itself (`/api/fetch-price/%7Btoken%7D`) is shown the example parameters.
+ * (`/api/<product>/:param`) and the request's `pathParams`. A crawler probing the template
+ * itself (`/api/<product>/%7Bparam%7D`) is shown the example parameters.
  */
-export function httpDiscoveryExtension (service: PaidServiceName, resourceUrl: string): DiscoveryExtension {
-  let declared = httpDeclarations.get(service)
+export function httpDiscoveryExtension (product: Product, resourceUrl: string): DiscoveryExtension {
+  let declared = httpDeclarations.get(product)
   if (declared === undefined) {
-    declared = declareHttp(service)
-    httpDeclarations.set(service, declared)
+    declared = declareHttp(product)
+    httpDeclarations.set(product, declared)
     // Checked once, at the product's example request: each 402 then differs only by its path parameters.
-    checked(enrich(service, declared, examplePath(service)), service)
+    checked(enrich(product, declared, fillPath(product.path, product.example.params)), product.name)
   }
-  return enrich(service, declared, new URL(resourceUrl).pathname)
+  return enrich(product, declared, new URL(resourceUrl).pathname)
 }
 
-function examplePath (service: PaidServiceName): string {
-  const params = DISCOVERY_MODELS[service].example.params
-  return PAID_SERVICES[service].path.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(params[name]))
-}
-
-function enrich (service: PaidServiceName, declared: DiscoveryExtension, path: string): DiscoveryExtension {
-  const { path: routePattern, method } = PAID_SERVICES[service]
+function enrich (product: Product, declared: DiscoveryExtension, path: string): DiscoveryExtension {
+  const { path: routePattern, method } = product
   const enriched = bazaarResourceServerExtension.enrichDeclaration?.(declared, { method, routePattern, adapter: { getPath: () => path } }) as DiscoveryExtension
   const input = enriched.info.input as { pathParams?: Record<string, string> }
   const pathParams = Object.fromEntries(Object.entries(input.pathParams ?? {}).map(([name, raw]) => [name, decodePathSegment(raw)]))
   const isTemplate = Object.entries(pathParams).some(([name, value]) => value === `{${name}}` || value === `:${name}`)
-  return { ...enriched, info: { ...enriched.info, input: { ...enriched.info.input, pathParams: isTemplate ? DISCOVERY_MODELS[service].example.params : pathParams } } } as DiscoveryExtension
+  return { ...enriched, info: { ...enriched.info, input: { ...enriched.info.input, pathParams: isTemplate ? product.example.params : pathParams } } } as DiscoveryExtension
 }
 
 function decodePathSegment (raw: string): string {
@@ -136,23 +117,22 @@ function decodePathSegment (raw: string): string {
   }
 }
 
-const toolDeclarations = new Map<string, DiscoveryExtension>()
+const toolDeclarations = new WeakMap<Product, DiscoveryExtension>()
 
 /** The `bazaar` extension of a paid MCP tool's PaymentRequired: `info.input = { type: "mcp", toolName, inputSchema, example }`. */
-export function toolDiscoveryExtension (service: PaidServiceName): DiscoveryExtension {
-  const toolName = toolOfService(service)
-  let declared = toolDeclarations.get(toolName)
+export function toolDiscoveryExtension (product: Product): DiscoveryExtension {
+  const toolName = product.tool.name
+  let declared = toolDeclarations.get(product)
   if (declared === undefined) {
-    const models = DISCOVERY_MODELS[service]
     declared = checked(declareDiscoveryExtension({
       toolName,
-      description: MCP_TOOLS[toolName].summary,
+      description: product.tool.summary,
       transport: 'streamable-http',
-      inputSchema: compact(MCP_TOOLS[toolName].input),
-      example: { ...models.example.params, ...models.example.query },
-      output: { example: models.example.output, schema: compact(models.output, OUTPUT_DEPTH) }
+      inputSchema: compact(toolInput(product)),
+      example: { ...product.example.params, ...product.example.query },
+      output: { example: product.example.output, schema: compact(product.output, OUTPUT_DEPTH) }
     }).bazaar, toolName)
-    toolDeclarations.set(toolName, declared)
+    toolDeclarations.set(product, declared)
   }
   return declared
 }
@@ -161,11 +141,11 @@ const withExtension = (paymentRequired: PaymentRequired, bazaar: DiscoveryExtens
   ({ ...paymentRequired, extensions: { ...paymentRequired.extensions as Extensions | undefined, bazaar } })
 
 /** A paid route's v2 PaymentRequired with its `bazaar` extension (beside any other extension it carries). */
-export function withHttpDiscovery (paymentRequired: PaymentRequired, service: PaidServiceName): PaymentRequired {
-  return withExtension(paymentRequired, httpDiscoveryExtension(service, paymentRequired.resource.url))
+export function withHttpDiscovery (paymentRequired: PaymentRequired, product: Product): PaymentRequired {
+  return withExtension(paymentRequired, httpDiscoveryExtension(product, paymentRequired.resource.url))
 }
 
 /** A paid MCP tool's PaymentRequired with its `bazaar` extension. */
-export function withToolDiscovery (paymentRequired: PaymentRequired, service: PaidServiceName): PaymentRequired {
-  return withExtension(paymentRequired, toolDiscoveryExtension(service))
+export function withToolDiscovery (paymentRequired: PaymentRequired, product: Product): PaymentRequired {
+  return withExtension(paymentRequired, toolDiscoveryExtension(product))
 }

@@ -6,7 +6,8 @@ import type { PaymentClaims, PaymentIdHolder, SendMarkResult } from '../../db/co
 import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
 import type { HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
 import { paymentIdConflict, type Redelivery, type RedeliveryOf } from '../delivery/redelivery.js'
-import { formatTokenAmount, PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
+import { formatTokenAmount, type PaidServiceName } from '../payment/catalog.js'
 import { storedResource } from '../payment/stored-resource.js'
 import { publishSettlement } from '../metrics/events.js'
 import { rpcUnavailable } from '../solana/rpc-errors.js'
@@ -66,6 +67,8 @@ export interface X402PaymentsOptions {
   payToAccountMissing?: () => string | undefined
   /** A spent payment's kept answer, when this request may have it again. */
   redeliveryOf: RedeliveryOf
+  /** The products sold: their prices and descriptions. */
+  catalogue: Catalogue
 }
 
 /** What the door knows of the request a payload pays for. */
@@ -120,12 +123,12 @@ export async function createX402Payments (options: X402PaymentsOptions) {
   ])
 
   const requirementsV2 = new Map<PaidServiceName, PaymentRequirements>()
-  for (const name of Object.keys(PAID_SERVICES) as PaidServiceName[]) {
-    requirementsV2.set(name, await library.requirement(PAID_SERVICES[name].price, mint, payTo, options.maxTimeoutSeconds))
+  for (const product of options.catalogue.products) {
+    requirementsV2.set(product.name, await library.requirement(product.price, mint, payTo, options.maxTimeoutSeconds))
   }
 
   function termsOf (service: PaidServiceName, x402Version: 1 | 2): PaymentTerms {
-    return { feePayer: feePayer.address, mint, amount: PAID_SERVICES[service].price, destinations: { token: tokenAta, token2022: token2022Ata }, maxPriorityFeeLamports: options.maxPriorityFeeLamports, x402Version }
+    return { feePayer: feePayer.address, mint, amount: options.catalogue.product(service).price, destinations: { token: tokenAta, token2022: token2022Ata }, maxPriorityFeeLamports: options.maxPriorityFeeLamports, x402Version }
   }
 
   /**
@@ -259,7 +262,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
 
     try {
       await options.ensureNetwork?.()
-      const short = await arrivalShort(transfer, PAID_SERVICES[service].price)
+      const short = await arrivalShort(transfer, options.catalogue.product(service).price)
       if (short !== undefined) return short
       const known = await claims.status(base.signature)
       if (known?.status === 'redeemed') {
@@ -423,7 +426,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     return {
       x402Version: 2,
       ...(error === undefined ? {} : { error }),
-      resource: { url: resourceUrl, description: PAID_SERVICES[service].description, mimeType: 'application/json' },
+      resource: { url: resourceUrl, description: options.catalogue.product(service).description, mimeType: 'application/json' },
       accepts: [requirementsV2.get(service) as PaymentRequirements],
       extensions: paymentIdentifierExtensions()
     }

@@ -50,18 +50,19 @@ export default fp(async (fastify) => {
     tokenAnalysis: fastify.tokenAnalysis,
     registry: fastify.registry,
     reputation: fastify.reputation,
-    manifest: createManifestBuilder(config)
-  }, () => { throw new Error('no A2A skill reads the base URL') })
+    manifest: createManifestBuilder(config, fastify.catalogue)
+  }, () => { throw new Error('no A2A skill reads the base URL') }, fastify.catalogue)
   const seller = createSkillSeller({
     core: fastify.delivery,
     payments: fastify.x402,
     tools,
     checkFailureLimit: client => fastify.delivery.checkFailureLimit(client),
     countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
-    network: fastify.x402.network.v2
+    network: fastify.x402.network.v2,
+    catalogue: fastify.catalogue
   })
   const tasks = createMerchantTaskStore(store.a2aTasks, { retentionMs: config.DELIVERY_RETENTION_SECONDS * 1000, unpaidTask: seller.unpaidTask })
-  const cardAt = createAgentCard({ name: config.AGENT_NAME, description: config.AGENT_DESCRIPTION, version: SERVICE_VERSION, symbol: config.PAYMENT_TOKEN_SYMBOL })
+  const cardAt = createAgentCard({ name: config.AGENT_NAME, description: config.AGENT_DESCRIPTION, version: SERVICE_VERSION, symbol: config.PAYMENT_TOKEN_SYMBOL, catalogue: fastify.catalogue })
 
   // The card names the endpoint's absolute URL, so each base URL has its card and its handlers.
   const doors = perPublicBase(config.PUBLIC_BASE_URL, BASES, base => {

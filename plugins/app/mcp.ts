@@ -16,7 +16,7 @@ import { createCallCancellation, MCP_SESSION_HEADER } from '../../lib/mcp/call-c
 import { createOriginPolicy, parseOriginList } from '../../lib/mcp/origin-policy.js'
 import { createPaidToolCaller } from '../../lib/mcp/paid-tool-call.js'
 import { compileArgumentChecks } from '../../lib/mcp/tool-arguments.js'
-import { listTools, type ToolListing } from '../../lib/mcp/tool-catalog.js'
+import { listTools, toolPricing, type ToolListing } from '../../lib/mcp/tool-catalog.js'
 import { toolErrorBodies } from '../../lib/mcp/tool-errors.js'
 import { SERVICE_VERSION } from '../../project.js'
 import { MODELS } from '../../schemas/index.js'
@@ -58,18 +58,17 @@ export default fp(async (fastify) => {
   function toolsFor (baseUrl: string): ToolListing[] {
     let tools = toolLists.get(baseUrl)
     if (tools === undefined) {
-      tools = listTools(config.PAYMENT_TOKEN_SYMBOL, MODELS, `${baseUrl}/openapi.json`)
+      tools = listTools(config.PAYMENT_TOKEN_SYMBOL, MODELS, `${baseUrl}/openapi.json`, fastify.catalogue)
       if (toolLists.size >= TOOL_LISTS) toolLists.delete(toolLists.keys().next().value as string)
       toolLists.set(baseUrl, tools)
     }
     return tools
   }
-  const argumentChecks = compileArgumentChecks()
-  const manifest = createManifestBuilder(config)
+  const argumentChecks = compileArgumentChecks(fastify.catalogue)
+  const manifest = createManifestBuilder(config, fastify.catalogue)
   const originAllowed = createOriginPolicy({ allowed: parseOriginList(config.MCP_ALLOWED_ORIGINS) ?? [], publicBaseUrl: config.PUBLIC_BASE_URL })
   const info = { name: config.AGENT_NAME, title: config.AGENT_NAME, version: SERVICE_VERSION }
-  const instructions = `${config.AGENT_DESCRIPTION} fetch_price and analyze_token are paid per call through x402 ` +
-    '(tool-result binding); get_manifest, get_reputation and list_registry are free.'
+  const instructions = `${config.AGENT_DESCRIPTION} ${toolPricing(fastify.catalogue)}`
 
   const cancellation = createCallCancellation({ cancelCall: async callerRef => await store.claims.cancelCall(callerRef) })
 
@@ -99,11 +98,12 @@ export default fp(async (fastify) => {
       registry: fastify.registry,
       reputation: fastify.reputation,
       manifest
-    }, baseUrl)
+    }, baseUrl, fastify.catalogue)
     // The paid-delivery core and the failure limit are the HTTP door's: one client, one count.
     const callPaidTool = createPaidToolCaller({
       core: fastify.delivery,
       payments: fastify.x402,
+      catalogue: fastify.catalogue,
       errorBodyOf,
       countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
       checkFailureLimit: () => fastify.delivery.checkFailureLimit(request.ip),

@@ -4,7 +4,7 @@ import { createHttpDoor } from '../../lib/delivery/http-door.js'
 import { createDeliveryCore, type PaidDelivery } from '../../lib/delivery/paid-delivery.js'
 import { createRedelivery } from '../../lib/delivery/redelivery.js'
 import { hookList } from '../../lib/http/route-hooks.js'
-import { isPaidServiceName, type PaidServiceName } from '../../lib/payment/catalog.js'
+import type { PaidServiceName } from '../../lib/payment/catalog.js'
 import { createPaymentVerifier } from '../../lib/payment/payment-verifier.js'
 import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
@@ -12,7 +12,7 @@ import { setFixedHeaders } from './response-headers.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Makes the route paid: the name of its entry in the price table. */
+    /** Makes the route paid: the name of its product in the catalogue. */
     paidService?: PaidServiceName
   }
   interface FastifyRequest {
@@ -77,6 +77,7 @@ export default fp(async (fastify) => {
     },
     recipientTokenAccount: () => recipient.get(),
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    catalogue: fastify.catalogue,
     paymentRequired: x402.paymentRequired
   })
 
@@ -85,6 +86,7 @@ export default fp(async (fastify) => {
     proofs,
     x402,
     challenges,
+    catalogue: fastify.catalogue,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     requireWalletSignature: config.REQUIRE_WALLET_SIGNATURE,
     checkFailureLimit: client => failureLimit.check(client),
@@ -100,7 +102,7 @@ export default fp(async (fastify) => {
   fastify.addHook('onRoute', (route) => {
     const service = route.config?.paidService
     if (service === undefined) return
-    if (!isPaidServiceName(service)) throw new Error(`route ${route.url}: unknown paid service "${String(service)}"`)
+    if (!fastify.catalogue.has(service)) throw new Error(`route ${route.url}: unknown paid service "${String(service)}"`)
     route.preHandler = [...hookList(route.preHandler), door.gate(service)]
     route.onSend = [...hookList(route.onSend), door.deliveryHook]
   })

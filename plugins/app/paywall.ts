@@ -45,7 +45,8 @@ export default fp(async (fastify) => {
     x402Network: config.x402Network,
     payTo: config.paymentAddress,
     mint: config.paymentMint,
-    prepareUrl: PREPARE_PATH
+    prepareUrl: PREPARE_PATH,
+    catalogue: fastify.catalogue
   })
   fastify.decorate('paywall', {
     assets,

@@ -13,6 +13,7 @@ export default fp(async (fastify) => {
   fastify.decorate('reputation', createReputation({
     queries: store.reputation,
     merchant: { name: config.AGENT_NAME, paymentAddress: config.paymentAddress },
-    tokenSymbol: config.PAYMENT_TOKEN_SYMBOL
+    tokenSymbol: config.PAYMENT_TOKEN_SYMBOL,
+    services: fastify.catalogue.products.map(product => product.name)
   }))
 }, { name: 'reputation', fastify: '5.x', dependencies: ['config', 'store'] })

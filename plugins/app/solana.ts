@@ -9,7 +9,7 @@ declare module 'fastify' {
       /** The payment RPC (SOLANA_RPC_URL): payments, settlement, the registry, the merchant's accounts. */
       rpc: RpcConnection['rpc']
       health: RpcConnection['health']
-      /** The data RPC (DATA_RPC_URL): everything analyze-token reads. The payment connection itself when both are one. */
+      /** The data RPC (DATA_RPC_URL): everything the token analysis reads. The payment connection itself when both are one. */
       data: RpcConnection
     }
   }

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { createJupiterClient } from '../../lib/prices/jupiter-client.js'
 import { createTokenAnalyzer } from '../../lib/token-analysis/analyze-token.js'
-import { ANALYSIS_RPC_ROUNDS } from '../../lib/ops/shutdown-grace.js'
+import { ANALYSIS_RPC_ROUNDS } from '../../lib/catalogue/analyze-token.js'
 import { createMarketReader } from '../../lib/token-analysis/market.js'
 
 declare module 'fastify' {

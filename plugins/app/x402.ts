@@ -37,6 +37,7 @@ export default fp(async (fastify) => {
   const feePayer = feePayerKeys.signer
   const network = x402Network(config.x402Network)
   const payments = await createX402Payments({
+    catalogue: fastify.catalogue,
     rpc: solana.rpc,
     claims: store.claims,
     feePayer,

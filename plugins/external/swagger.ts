@@ -22,7 +22,7 @@ const DOCS_HEADERS = {
 export default fp(async (fastify) => {
   const { PUBLIC_BASE_URL } = fastify.config
   const base = PUBLIC_BASE_URL?.replace(/\/+$/, '')
-  const discovery = { products: productTerms(fastify.config), llmsTxtUrl: `${base ?? ''}/llms.txt` }
+  const discovery = { products: productTerms(fastify.config, fastify.catalogue), llmsTxtUrl: `${base ?? ''}/llms.txt` }
   await fastify.register(swagger, {
     openapi: {
       // 3.1: a null branch is `{ type: 'null' }`, which every generator renders (3.0's nullable enum broke orval).

@@ -21,7 +21,7 @@ const served = (text: string) => ({ text, tag: entityTag(text) })
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = fastify.config
-  const manifestAt = createManifestBuilder(config)
+  const manifestAt = createManifestBuilder(config, fastify.catalogue)
   // The manifest is the same bytes for every request to one base URL (all of them once
   // PUBLIC_BASE_URL is set): serialised once per base with the route's own serializer, with its
   // entity tag, so a request costs a lookup and a client holding the current copy gets a 304.

@@ -4,7 +4,7 @@ import { isAddress, type Address } from '@solana/kit'
 import { AppError } from '../../../lib/errors/app-error.js'
 import { publicBaseUrl } from '../../../lib/http/public-url.js'
 import { paidServiceAt } from '../../../lib/paywall/resource-match.js'
-import { PAID_SERVICES, PAYMENT_TOKEN_DECIMALS } from '../../../lib/payment/catalog.js'
+import { PAYMENT_TOKEN_DECIMALS } from '../../../lib/payment/catalog.js'
 import { PreparedPayment, PreparePaymentRequest } from '../../../schemas/paywall.js'
 import { defaultResponse, documented, errorResponses } from '../../../schemas/responses.js'
 
@@ -34,11 +34,11 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
     const { resource, buyer } = request.body
     if (!isAddress(buyer)) throw new AppError('VALIDATION_ERROR', 'body/buyer is not a base58 32-byte address')
     if (buyer === x402.feePayer.address) throw new AppError('VALIDATION_ERROR', 'body/buyer is the merchant\'s fee payer, which may pay fees only')
-    const service = paidServiceAt(resource, publicBaseUrl(request, config.PUBLIC_BASE_URL))
+    const service = paidServiceAt(resource, publicBaseUrl(request, config.PUBLIC_BASE_URL), fastify.catalogue)
     if (service === undefined) throw new AppError('RESOURCE_NOT_FOR_SALE', `${JSON.stringify(resource.slice(0, 200))} is not a paid resource of this merchant`)
     // Counted once the request is known to be one the merchant would prepare: the reads below are what the limit protects.
     paywall.limit.take(request.ip)
-    const price = PAID_SERVICES[service].price
+    const price = fastify.catalogue.product(service).price
     const prepared = await paywall.preparer.prepare(buyer as Address, price)
     return {
       transaction: prepared.transaction,
