@@ -2,7 +2,7 @@ import type { AuditFlow, AuditLog } from '../../db/contracts/audit-log.js'
 import type { AnswerToKeep, KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claims.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { loggableError } from '../errors/loggable-error.js'
-import { refusal, refusalOf, type Refusal } from './refusal.js'
+import { internalError, paymentInProgress, refusalOf, type Refusal } from './refusal.js'
 
 /** A verified payment this request holds in the claim store: what every payment method hands the core. */
 export interface HeldPayment {
@@ -20,6 +20,12 @@ export interface HeldPayment {
   requestKey: string
 }
 
+/** A payment method's verdict on a payment it verified and claimed for this request: the core begins its delivery. */
+export interface Held<P extends HeldPayment = HeldPayment> {
+  kind: 'held'
+  payment: P
+}
+
 /** The answer a door is about to deliver, kept with the payment when it is redeemed. */
 export interface AnswerDraft {
   status: number
@@ -29,7 +35,7 @@ export interface AnswerDraft {
 
 /** What a delivered payment hands back to its door: the receipt its wire format carries. */
 export interface Settled {
-  refused?: false
+  kind: 'settled'
   receipt: Record<string, unknown>
 }
 
@@ -197,7 +203,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
       get outcome () { return outcome },
 
       async complete (answer) {
-        if (state !== 'held') return refusal('PAYMENT_IN_PROGRESS', 'This payment is no longer held by this request', { retryAfterSeconds: 1 })
+        if (state !== 'held') return paymentInProgress('no-longer-held')
         state = 'settling'
         let result: Settled | Refusal
         try {
@@ -207,14 +213,14 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
         } catch (error) {
           // Not known to be spent: nothing is delivered, and the claim is given back (a sent one
           // only ends its lease: the next attempt asks the chain).
-          result = refusalOf(error) ?? refusal('INTERNAL_ERROR', 'Internal server error; quote the request id when reporting it')
+          result = refusalOf(error) ?? internalError()
           if (result.code === 'INTERNAL_ERROR') log.error({ error: loggableError(error), signature: payment.signature }, 'settlement failed')
           await giveBack(result.code)
           return result
         }
-        finish(result.refused === true ? result.code : 'DELIVERED')
+        finish(result.kind === 'refused' ? result.code : 'DELIVERED')
         // A settlement that failed by the client's doing counts against it like a refused payment.
-        if (result.refused === true) options.recordFailure(client, result.code)
+        if (result.kind === 'refused') options.recordFailure(client, result.code)
         return result
       },
 
