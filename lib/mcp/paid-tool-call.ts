@@ -59,7 +59,12 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
   return async function callPaidTool (call: PaidToolCall): Promise<CallToolResult> {
     const { service } = call
     const resource = toolResourceUrl(call.tool)
-    const askPayment = (why: Refusal) => paymentRequiredResult(withToolDiscovery(payments.paymentRequired(service, resource, refusalText(why)), service))
+    // The reason as fields a client reads (code, retryAfterSeconds), and as text for people in `error`.
+    const askPayment = (why: Refusal) => paymentRequiredResult({
+      ...withToolDiscovery(payments.paymentRequired(service, resource, refusalText(why)), service),
+      code: why.code,
+      ...(why.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: why.retryAfterSeconds })
+    })
     if (call.payload === undefined) {
       deps.countUnpaid(service)
       return askPayment(refusal('PAYMENT_REQUIRED', `${call.tool} is paid; pay one of accepts and call again with the payment`))
