@@ -151,7 +151,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
       claim = known
     }
     if (claim.kind === 'refused') {
-      const refused = core.refused(service, call.client, claim)
+      const refused = core.refused(service, 'a2a', call.client, claim)
       underWay()
       publish(refusedTask(base, purchase, refused))
       return

@@ -45,6 +45,13 @@ type Opened =
   | { kind: 'redelivered', again: Redelivered }
   | { kind: 'unpaid' }
   | Refusal
+
+/** The flow a request's payment form names, for the attempt's metrics label: a conflict counts as its first form. */
+function flowOfForm (form: PaymentForm): AuditFlow {
+  if (form.kind === 'x402') return form.flow
+  if (form.kind === 'conflict') return form.headers[0] === X402_HEADERS.paymentV1 ? 'x402-v1' : form.headers[0] === X402_HEADERS.paymentV2 ? 'x402-v2' : 'proof'
+  return 'proof'
+}
 /** The largest answer kept for re-delivery; a larger one (none of today's products) is delivered once, not kept. */
 const MAX_KEPT_ANSWER_BYTES = 256 * 1024
 
@@ -135,7 +142,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
     }
     if (opened.kind === 'refused') {
       request.outcome = opened.code
-      send(reply, challenges.refused(service, core.refused(service, request.ip, opened), request.id, resourceUrl(request)))
+      send(reply, challenges.refused(service, core.refused(service, flowOfForm(form), request.ip, opened), request.id, resourceUrl(request)))
       return false
     }
     if (opened.kind === 'redelivered') {

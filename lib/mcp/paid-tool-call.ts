@@ -83,7 +83,7 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       claim = known
     }
     if (claim.kind === 'refused') {
-      const refused = core.refused(service, client, claim)
+      const refused = core.refused(service, 'mcp', client, claim)
       underWay()
       // A client held back by the failure limit is told so; every other refusal asks for payment again, with the reason.
       return refused.code === 'RATE_LIMITED' ? errorResult(bodyOf(refused)) : askPayment(refused)

@@ -10,7 +10,7 @@ import type { Held, HeldPayment, SettlePayment, Settled } from '../delivery/paid
 import type { Redelivery, RedeliveryOf } from '../delivery/redelivery.js'
 import { formatTokenAmount, PAID_SERVICES, type PaidServiceName } from '../payment/catalog.js'
 import { storedResource } from '../payment/stored-resource.js'
-import { publishSettlement } from '../metrics/events.js'
+import { publishFeePayerSpend } from '../metrics/events.js'
 import { rpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { codeOfInvalidReason, isBlockhashExpired, isFeePayerUnfunded } from './invalid-reasons.js'
@@ -330,19 +330,18 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     return await nothingMoved(claim, refusal('X402_SETTLEMENT_FAILED', `the node refused the transaction before sending it (${sent.detail.slice(0, 200)}); your tokens did not move`))
   }
 
-  /** Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder redeemed (keeping `answer`). */
+  /**
+   * Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder
+   * redeemed (keeping `answer`). What the fee payer spent is published once known (the core
+   * publishes the settlement itself).
+   */
   async function settle (claim: X402Claim, answer?: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
-    const startedAt = performance.now()
     const spend: FeePayerSpend = { outcome: 'none' }
-    const result = await settleHoldingSource(claim, spend, answer)
-    publishSettlement({
-      service: claim.service,
-      flow: claim.flow,
-      outcome: result.kind === 'settled' ? 'settled' : result.code === 'X402_SETTLEMENT_PENDING' ? 'pending' : 'failed',
-      durationMs: performance.now() - startedAt,
-      feePayer: spend.outcome === 'none' ? undefined : { outcome: spend.outcome, lamports: spend.outcome === 'refused_at_send' ? 0n : claim.transfer.feeLamports }
-    })
-    return result
+    try {
+      return await settleHoldingSource(claim, spend, answer)
+    } finally {
+      if (spend.outcome !== 'none') publishFeePayerSpend({ outcome: spend.outcome, lamports: spend.outcome === 'refused_at_send' ? 0n : claim.transfer.feeLamports })
+    }
   }
 
   /**
