@@ -39,6 +39,9 @@ export interface HttpDoorOptions {
 
 const PAID_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
 
+/** The largest answer kept for re-delivery; a larger one (none of today's products) is delivered once, not kept. */
+const MAX_KEPT_ANSWER_BYTES = 256 * 1024
+
 /** Where a request that came with a payment stands once its payment was read: the handler runs next (held), or the door answers now. */
 type Opened =
   | { kind: 'held', delivery: PaidDelivery }
@@ -52,8 +55,6 @@ function flowOfForm (form: PaymentForm): AuditFlow {
   if (form.kind === 'conflict') return form.headers[0] === X402_HEADERS.paymentV1 ? 'x402-v1' : form.headers[0] === X402_HEADERS.paymentV2 ? 'x402-v2' : 'proof'
   return 'proof'
 }
-/** The largest answer kept for re-delivery; a larger one (none of today's products) is delivered once, not kept. */
-const MAX_KEPT_ANSWER_BYTES = 256 * 1024
 
 /**
  * The HTTP door of the paid-delivery core: one preHandler (the gate) and one onSend hook per paid
