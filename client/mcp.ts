@@ -22,6 +22,8 @@ const CLIENT_INFO = { name: 'token-merchant-client', version: '1.0.0' }
 export const ToolPaymentRequiredShape = Type.Object({
   x402Version: Type.Literal(2),
   error: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+  retryAfterSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
   resource: Type.Object({ url: Type.String() }),
   accepts: Type.Array(Type.Object({
     scheme: Type.String(),
@@ -107,9 +109,30 @@ export function isPaymentRequired (document: Record<string, unknown> | undefined
   return document !== undefined && 'x402Version' in document && 'accepts' in document
 }
 
-/** The stable code at the start of a PaymentRequired `error` ("PAYMENT_ALREADY_USED: ..."). */
-export function codeOf (error: string | undefined): string | undefined {
-  return /^([A-Z][A-Z0-9_]+):/.exec(error ?? '')?.[1]
+/** Why a paid call was not delivered, as its fields say it. */
+export interface ToolRefusal {
+  /** The stable code: the PaymentRequired's `code` (why payment is asked again), or the error body's. */
+  code?: string
+  /** How long to wait before sending the same payment again, when the merchant says. */
+  retryAfterSeconds?: number
+  /** The PaymentRequired's `error`, the reason in words for people; undefined for an error body. */
+  reason?: string
+}
+
+/** Reads a failed paid call's document (a PaymentRequired asking again, or the common error body) by its fields. */
+export function toolRefusal (document: Record<string, unknown> | undefined): ToolRefusal {
+  const code = typeof document?.code === 'string' ? document.code : undefined
+  const seconds = document?.retryAfterSeconds
+  const retryAfterSeconds = typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined
+  const reason = isPaymentRequired(document) && typeof document?.error === 'string' ? document.error : undefined
+  return { code, retryAfterSeconds, reason }
+}
+
+const MAX_RETRY_DELAY_MS = 8000
+
+/** The wait before the same payment goes again: the backoff, or longer when the merchant asks (capped). */
+export function retryDelayMs (backoffMs: number, refused: ToolRefusal): number {
+  return Math.min(MAX_RETRY_DELAY_MS, Math.max(backoffMs, (refused.retryAfterSeconds ?? 0) * 1000))
 }
 
 /** A tool's error result as a BuyerError: nothing was charged (x402 settles only a delivered result). */
@@ -205,7 +228,7 @@ export async function buildToolPayment (required: PaymentRequired, requirement: 
 }
 
 /** Refusals after which the same payment is worth sending again: nothing moved, the merchant is busy. */
-export const RETRYABLE = new Set(['PAYMENT_IN_PROGRESS', 'RPC_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'SETTLEMENT_PENDING'])
+export const RETRYABLE = new Set(['PAYMENT_IN_PROGRESS', 'RPC_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'X402_SETTLEMENT_PENDING'])
 
 const sleep = async (ms: number) => await new Promise(resolve => setTimeout(resolve, ms))
 
@@ -268,14 +291,14 @@ export async function buyViaMcp<T = unknown> (client: Client, url: string, optio
       onStep?.({ type: 'delivered', receipt, redelivered: paid._meta?.[REDELIVERED_META_KEY] === true })
       return { tool: call.tool, arguments: call.arguments, data: document as T, receipt, signature: receipt.transaction, amountPaid: price }
     }
-    const refusal = isPaymentRequired(document) ? (document as { error?: string }).error : undefined
-    const code = isPaymentRequired(document) ? codeOf(refusal) : (document as { code?: string } | undefined)?.code
+    const refused = toolRefusal(document)
+    const { code } = refused
     if (attempt >= retries || code === undefined || !RETRYABLE.has(code)) {
       if (!isPaymentRequired(document)) throw toolFailure(call.tool, document)
-      throw new BuyerError('REQUEST_FAILED', `${call.tool} refused the payment: ${refusal ?? 'no reason given'}; nothing was charged`, { serverCode: code })
+      throw new BuyerError('REQUEST_FAILED', `${call.tool} refused the payment: ${refused.reason ?? 'no reason given'}; nothing was charged`, { serverCode: code })
     }
-    const delayMs = (options.retryDelayMs ?? 500) * 2 ** attempt
-    onStep?.({ type: 'payment-retry', attempt: attempt + 1, reason: refusal ?? code, delayMs })
+    const delayMs = retryDelayMs((options.retryDelayMs ?? 500) * 2 ** attempt, refused)
+    onStep?.({ type: 'payment-retry', attempt: attempt + 1, reason: refused.reason ?? code, delayMs })
     await sleep(delayMs)
   }
 }

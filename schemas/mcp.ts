@@ -9,6 +9,8 @@ import { EXAMPLE_PRODUCT } from './examples.js'
 export const ToolPaymentRequired = Type.Object({
   x402Version: Type.Literal(2),
   error: Type.Optional(Type.String({ description: 'why payment is asked again: what was wrong with the payment sent, if any' })),
+  code: Type.Optional(Type.String({ description: 'why payment is asked again: PAYMENT_REQUIRED, or the stable code of what was wrong with the payment sent' })),
+  retryAfterSeconds: Type.Optional(Type.Integer({ minimum: 0, description: 'send the same payment again after this many seconds' })),
   resource: Type.Object({
     url: Type.String({ description: `the tool, e.g. mcp://tools/${EXAMPLE_PRODUCT.tool}` }),
     description: Type.Optional(Type.String()),

@@ -9,7 +9,7 @@ import { REDELIVERED_META_KEY, X402_PAYMENT_META_KEY, X402_PAYMENT_RESPONSE_META
 import { SERVICE_VERSION } from '../../project.js'
 import { parseDocument, type Manifest } from '../documents.js'
 import { isBuyerError } from '../errors.js'
-import { buildToolPayment, checkToolRequirement, codeOf, isPaymentRequired, RETRYABLE, SettlementShape, structured, ToolPaymentRequiredShape } from '../mcp.js'
+import { buildToolPayment, checkToolRequirement, isPaymentRequired, RETRYABLE, retryDelayMs, SettlementShape, structured, ToolPaymentRequiredShape, toolRefusal } from '../mcp.js'
 import type { BridgeOptions } from './options.js'
 import { amountText, publicCluster, receiptLine, rpcServesPublicCluster } from './receipt.js'
 import { BudgetExceeded, type SpendLedger } from './spend-ledger.js'
@@ -188,11 +188,12 @@ export function createBridgeServer (deps: BridgeDeps): Server {
         log(`${name}: ${line}`)
         return { ...paid, content: [...paid.content, { type: 'text', text: line }] }
       }
-      const refusal = isPaymentRequired(document) ? (document as { error?: string }).error : undefined
-      const code = refusal === undefined ? (document as { code?: string } | undefined)?.code : codeOf(refusal)
+      const refused = toolRefusal(document)
+      const { code, reason: refusal } = refused
       if (attempt < retries && code !== undefined && RETRYABLE.has(code)) {
-        log(`${name}: ${code}; sending the same payment again in ${delayMs} ms`)
-        await sleep(delayMs)
+        const waitMs = retryDelayMs(delayMs, refused)
+        log(`${name}: ${code}; sending the same payment again in ${waitMs} ms`)
+        await sleep(waitMs)
         continue
       }
       // Refused, or the tool failed: nothing was settled, so the hold goes back.

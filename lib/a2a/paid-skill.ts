@@ -3,7 +3,7 @@ import { TaskState, type Message, type Task } from '@a2a-js/sdk'
 import { AgentEvent, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server'
 import type { ErrorBody } from '../errors/error-body.js'
 import type { DeliveryCore } from '../delivery/paid-delivery.js'
-import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
+import { goneBeforeSettlement, refusal, refusalOf, refusalText, type Refusal } from '../delivery/refusal.js'
 import { requestKey } from '../delivery/request-key.js'
 import type { MerchantTools } from '../mcp/merchant-tools.js'
 import type { Catalogue } from '../catalogue/catalogue.js'
@@ -153,22 +153,22 @@ export function createSkillSeller (deps: SkillSellerDeps) {
       if (known === undefined) throw error
       claim = known
     }
-    if ('refused' in claim) {
-      const refused = core.refused(service, call.client, claim)
+    if (claim.kind === 'refused') {
+      const refused = core.refused(service, 'a2a', call.client, claim)
       underWay()
       publish(refusedTask(base, purchase, refused))
       return
     }
     underWay()
     const paidWith = (signature: string) => ({ ...base, metadata: { ...base.metadata, [TASK_META.payment]: signature } })
-    if ('redelivered' in claim) {
+    if (claim.kind === 'redelivered') {
       // The answer this payment bought, kept: served again, nothing charged, nothing computed.
       const again = core.redelivered(claim.answer, 'a2a')
       publish(completed(paidWith(claim.answer.signature), JSON.parse(claim.answer.body), claim.answer.receipt, true))
       recordWhenAnswered(call, async reached => await again.record({ requestId: call.requestId, status: () => 200, reached }))
       return
     }
-    const held = claim
+    const held = claim.payment
     const paid = paidWith(held.signature)
     const delivery = core.begin(held, async (answer) => await payments.settle(held, answer), call.client)
     let status = 200
@@ -196,11 +196,11 @@ export function createSkillSeller (deps: SkillSellerDeps) {
       status = 499
       await delivery.abort()
       await record(false)
-      publish(refusedTask(paid, purchase, refusal('SERVICE_UNAVAILABLE', 'The request was closed before settlement; nothing was charged')))
+      publish(refusedTask(paid, purchase, goneBeforeSettlement('The request was closed')))
       return
     }
     const result = await delivery.complete({ status: 200, contentType: 'application/json', body: JSON.stringify(document) })
-    if (result.refused === true) {
+    if (result.kind === 'refused') {
       status = result.statusCode
       await record(false)
       publish(refusedTask(paid, purchase, result))
@@ -217,8 +217,7 @@ export type SkillSeller = ReturnType<typeof createSkillSeller>
 
 /** Why payment is asked again or failed: the code first, so a client can branch on it. */
 function reason (refused: Refusal): string {
-  const wait = refused.retryAfterSeconds === undefined ? '' : ` (retry the same payment in ${refused.retryAfterSeconds} s)`
-  return `${refused.code}: ${refused.message}${wait}`
+  return refusalText(refused, 'retry the same payment')
 }
 
 /** The payment's audit row, once the answer went out (or the client left). */

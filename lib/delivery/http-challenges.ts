@@ -3,7 +3,7 @@ import { perResourceUrl } from '../http/public-url.js'
 import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { createChallengeBodies, type ChallengeBodies } from '../payment/challenge.js'
-import { paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../payment/requirements.js'
+import { paymentRequirement, paymentRequiredRefusal, type MerchantTerms } from '../payment/requirements.js'
 import { withHttpDiscovery } from '../x402/discovery-extension.js'
 import { encodeHeaderJson, X402_HEADERS } from '../x402/payment-headers.js'
 import { refusalHeaders, type Refusal } from './refusal.js'
@@ -50,7 +50,7 @@ export function createHttpChallenges (options: HttpChallengeOptions) {
     let cached = challenges.get(service)
     if (cached === undefined || cached.recipientTokenAccount !== recipientTokenAccount) {
       const paid = options.catalogue.product(service)
-      const bodies = createChallengeBodies(paymentRequirement({ ...options.terms, recipientTokenAccount }, paid, ''), paymentRequiredRejection(paid))
+      const bodies = createChallengeBodies(paymentRequirement({ ...options.terms, recipientTokenAccount }, paid, ''), paymentRequiredRefusal(paid))
       cached = {
         recipientTokenAccount,
         bodies,
@@ -80,7 +80,7 @@ export function createHttpChallenges (options: HttpChallengeOptions) {
           ...refusalHeaders(refused),
           [X402_HEADERS.paymentRequired]: encodeHeaderJson(paymentRequired(service, url, refused.message))
         },
-        body: challengeOf(service).bodies.refused({ code: refused.code as never, message: refused.message, details: refused.details }, refused.statusCode, requestId, url)
+        body: challengeOf(service).bodies.refused(refused, requestId, url)
       }
     }
   }

@@ -9,7 +9,7 @@ import type { PaymentVerifier } from '../payment/payment-verifier.js'
 import { storedResource } from '../payment/stored-resource.js'
 import { checkWalletSignature } from '../payment/wallet-signature.js'
 import { decodePaymentHeader } from '../x402/payment-payload.js'
-import { encodeHeaderJson, readPaymentForm, X402_HEADERS } from '../x402/payment-headers.js'
+import { encodeHeaderJson, readPaymentForm, X402_HEADERS, type PaymentForm } from '../x402/payment-headers.js'
 import type { X402Payments } from '../x402/x402-payments.js'
 import type { createHttpChallenges, HttpAnswer } from './http-challenges.js'
 import type { AuditFlow } from '../../db/contracts/audit-log.js'
@@ -39,8 +39,23 @@ export interface HttpDoorOptions {
 }
 
 const PAID_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
+
 /** The largest answer kept for re-delivery; a larger one (none of today's products) is delivered once, not kept. */
 const MAX_KEPT_ANSWER_BYTES = 256 * 1024
+
+/** Where a request that came with a payment stands once its payment was read: the handler runs next (held), or the door answers now. */
+type Opened =
+  | { kind: 'held', delivery: PaidDelivery }
+  | { kind: 'redelivered', again: Redelivered }
+  | { kind: 'unpaid' }
+  | Refusal
+
+/** The flow a request's payment form names, for the attempt's metrics label: a conflict counts as its first form. */
+function flowOfForm (form: PaymentForm): AuditFlow {
+  if (form.kind === 'x402') return form.flow
+  if (form.kind === 'conflict') return form.headers[0] === X402_HEADERS.paymentV1 ? 'x402-v1' : form.headers[0] === X402_HEADERS.paymentV2 ? 'x402-v2' : 'proof'
+  return 'proof'
+}
 
 /**
  * The HTTP door of the paid-delivery core: one preHandler (the gate) and one onSend hook per paid
@@ -65,36 +80,37 @@ export function createHttpDoor (options: HttpDoorOptions) {
   }
 
   /** Verifies and claims the request's payment: the delivery, or why not. */
-  async function open (request: FastifyRequest, service: PaidServiceName, underWay: Array<() => void>): Promise<PaidDelivery | Redelivered | Refusal | 'unpaid'> {
+  async function open (request: FastifyRequest, service: PaidServiceName, form: PaymentForm, underWay: Array<() => void>): Promise<Opened> {
     const bought = requestKey(request.method, requestPath(request.url))
-    const form = readPaymentForm(request.headers)
     if (form.kind === 'conflict') {
       const headers = [...new Set(form.headers)]
       return refusal('PAYMENT_FORMS_CONFLICT', `One payment per request: send either the proof headers or one x402 header, not ${headers.join(' + ')}`, { details: { headers } })
     }
     if (form.kind === 'x402') {
       const decoded = decodePaymentHeader(form.header)
-      if ('rejection' in decoded) return refusal(decoded.rejection.code, decoded.rejection.message)
+      if (decoded.kind === 'refused') return decoded
       underWay.push(options.checkFailureLimit(request.ip))
       const claim = await x402.verifyAndClaim(decoded.payload, service, { resource: resourceUrl(request), flow: form.flow, requestKey: bought })
-      if ('refused' in claim) return claim
-      if ('redelivered' in claim) return core.redelivered(claim.answer, form.flow)
-      return core.begin(claim, async (answer) => await x402.settle(claim, answer), request.ip)
+      if (claim.kind === 'refused') return claim
+      if (claim.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(claim.answer, form.flow) }
+      const held = claim.payment
+      return { kind: 'held', delivery: core.begin(held, async (answer) => await x402.settle(held, answer), request.ip) }
     }
     const read = readPaymentProof(request.headers)
-    if ('absent' in read) return 'unpaid'
-    if ('rejection' in read) return refusal(read.rejection.code, read.rejection.message, { details: read.rejection.details })
+    if (read.kind === 'absent') return { kind: 'unpaid' }
+    if (read.kind === 'refused') return read
     underWay.push(options.checkFailureLimit(request.ip))
     const header = request.headers[PAYMENT_HEADERS.walletSignature]
     const walletSignature = Array.isArray(header) ? header[0] : header
     const binding = await checkWalletSignature(walletSignature, read.proof,
       { method: request.method, path: requestPath(request.url).split('?')[0] }, options.requireWalletSignature)
-    if (binding !== undefined) return refusal(binding.code, binding.message)
-    const held = await proofs.verifyAndClaim(read.proof, service, options.catalogue.product(service),
+    if (binding !== undefined) return binding
+    const verified = await proofs.verifyAndClaim(read.proof, service, options.catalogue.product(service),
       { resource: storedResource(resourceUrl(request)), requestKey: bought, buyerProven: walletSignature !== undefined && walletSignature !== '' })
-    if ('refused' in held) return held
-    if ('redelivered' in held) return core.redelivered(held.answer, 'proof')
-    return core.begin(held, async (answer) => await proofs.settle(held, answer), request.ip)
+    if (verified.kind === 'refused') return verified
+    if (verified.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(verified.answer, 'proof') }
+    const held = verified.payment
+    return { kind: 'held', delivery: core.begin(held, async (answer) => await proofs.settle(held, answer), request.ip) }
   }
 
   /** The outcome of a payment that came: held (the handler runs next) or answered here. */
@@ -109,9 +125,10 @@ export function createHttpDoor (options: HttpDoorOptions) {
   }
 
   async function decide (request: FastifyRequest, reply: FastifyReply, service: PaidServiceName, underWay: Array<() => void>): Promise<boolean> {
-    let opened: PaidDelivery | Redelivered | Refusal | 'unpaid'
+    const form = readPaymentForm(request.headers)
+    let opened: Opened
     try {
-      opened = await open(request, service, underWay)
+      opened = await open(request, service, form, underWay)
     } catch (error) {
       const known = refusalOf(error)
       if (known === undefined) throw error
@@ -119,22 +136,22 @@ export function createHttpDoor (options: HttpDoorOptions) {
       if (known.statusCode >= 500) request.log.warn({ error: loggableError((error as { cause?: unknown }).cause ?? error), code: known.code }, 'request failed')
       opened = known
     }
-    if (opened === 'unpaid') {
+    if (opened.kind === 'unpaid') {
       options.countUnpaid(service)
       request.outcome = 'PAYMENT_REQUIRED'
       sendUnpaid(request, reply, service)
       return false
     }
-    if ('refused' in opened) {
+    if (opened.kind === 'refused') {
       request.outcome = opened.code
-      send(reply, challenges.refused(service, core.refused(service, request.ip, opened), request.id, resourceUrl(request)))
+      send(reply, challenges.refused(service, core.refused(service, flowOfForm(form), request.ip, opened), request.id, resourceUrl(request)))
       return false
     }
-    if ('answer' in opened) {
-      redeliver(request, reply, opened)
+    if (opened.kind === 'redelivered') {
+      redeliver(request, reply, opened.again)
       return false
     }
-    hold(request, reply, opened, performance.now())
+    hold(request, reply, opened.delivery, performance.now())
     return true
   }
 
@@ -195,7 +212,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
       return payload
     }
     const result = await delivery.complete(answerToKeep(reply, payload))
-    if (result.refused !== true) {
+    if (result.kind === 'settled') {
       reply.headers(PAID_ANSWER_HEADERS).header(...receiptHeader(delivery.payment.flow, result.receipt))
       return payload
     }

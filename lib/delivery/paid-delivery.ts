@@ -2,7 +2,8 @@ import type { AuditFlow, AuditLog } from '../../db/contracts/audit-log.js'
 import type { AnswerToKeep, KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claims.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { loggableError } from '../errors/loggable-error.js'
-import { refusal, refusalOf, type Refusal } from './refusal.js'
+import { publishAttempt, publishSettlement } from '../metrics/events.js'
+import { internalError, paymentInProgress, refusalOf, type Refusal } from './refusal.js'
 
 /** A verified payment this request holds in the claim store: what every payment method hands the core. */
 export interface HeldPayment {
@@ -20,6 +21,12 @@ export interface HeldPayment {
   requestKey: string
 }
 
+/** A payment method's verdict on a payment it verified and claimed for this request: the core begins its delivery. */
+export interface Held<P extends HeldPayment = HeldPayment> {
+  kind: 'held'
+  payment: P
+}
+
 /** The answer a door is about to deliver, kept with the payment when it is redeemed. */
 export interface AnswerDraft {
   status: number
@@ -29,7 +36,7 @@ export interface AnswerDraft {
 
 /** What a delivered payment hands back to its door: the receipt its wire format carries. */
 export interface Settled {
-  refused?: false
+  kind: 'settled'
   receipt: Record<string, unknown>
 }
 
@@ -98,7 +105,9 @@ export const NOT_REACHED = 'CLIENT_ABORTED_AFTER_PAYMENT'
  * claimed → (handler ran) → settled and redeemed → delivered, or given back. The claim's lease is
  * renewed while the holder works; a holder that lost its claim never delivers (the store's
  * redeem and markSent say so); a claim that may have sent money is never released by a failure
- * or an abort, only by the chain's verdict (lib/x402/x402-payments.ts).
+ * or an abort, only by the chain's verdict (lib/x402/x402-payments.ts). Every attempt (refused
+ * before a claim, re-delivered, or ended here) and every settlement is published on the
+ * diagnostics channels (lib/metrics/events.ts), whichever door it came through.
  */
 export function createDeliveryCore (options: DeliveryCoreOptions) {
   const { claims, audit, leaseMs, log } = options
@@ -130,6 +139,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
   /** A kept answer served again through `flow` (nothing settled, nothing computed): its row says DELIVERED once it reached the buyer. */
   function redelivered (answer: KeptAnswer, flow: AuditFlow): Redelivered {
     const startedAt = performance.now()
+    publishAttempt({ service: answer.service, flow, outcome: 'DELIVERED' })
     const payment: HeldPayment = {
       signature: answer.signature,
       claimId: '',
@@ -154,8 +164,9 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
     }
   }
 
-  /** A payment refused before any claim: counted (not stored), and against the client when it was its doing. */
-  function refused (service: PaidServiceName, client: string, answer: Refusal): Refusal {
+  /** A payment that came through `flow` and was refused before any claim: counted (not stored), and against the client when it was its doing. */
+  function refused (service: PaidServiceName, flow: AuditFlow, client: string, answer: Refusal): Refusal {
+    publishAttempt({ service, flow, outcome: answer.code })
     options.countUnpaid(service, answer.code)
     options.recordFailure(client, answer.code)
     return answer
@@ -178,6 +189,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
       state = 'done'
       outcome = code
       clearInterval(renewal)
+      publishAttempt({ service: payment.service, flow: payment.flow, outcome: code })
     }
 
     // A release that fails (the database went away) leaves the claim held until its lease runs out,
@@ -197,9 +209,10 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
       get outcome () { return outcome },
 
       async complete (answer) {
-        if (state !== 'held') return refusal('PAYMENT_IN_PROGRESS', 'This payment is no longer held by this request', { retryAfterSeconds: 1 })
+        if (state !== 'held') return paymentInProgress('no-longer-held')
         state = 'settling'
         let result: Settled | Refusal
+        const settleStartedAt = performance.now()
         try {
           const kept = answer === undefined || options.retentionMs === 0 ? undefined : { ...answer, requestKey: payment.requestKey, retentionMs: options.retentionMs }
           settling = settle(kept)
@@ -207,14 +220,20 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
         } catch (error) {
           // Not known to be spent: nothing is delivered, and the claim is given back (a sent one
           // only ends its lease: the next attempt asks the chain).
-          result = refusalOf(error) ?? refusal('INTERNAL_ERROR', 'Internal server error; quote the request id when reporting it')
+          result = refusalOf(error) ?? internalError()
           if (result.code === 'INTERNAL_ERROR') log.error({ error: loggableError(error), signature: payment.signature }, 'settlement failed')
           await giveBack(result.code)
           return result
         }
-        finish(result.refused === true ? result.code : 'DELIVERED')
+        publishSettlement({
+          service: payment.service,
+          flow: payment.flow,
+          outcome: result.kind === 'settled' ? 'settled' : result.code === 'X402_SETTLEMENT_PENDING' ? 'pending' : 'failed',
+          durationMs: performance.now() - settleStartedAt
+        })
+        finish(result.kind === 'refused' ? result.code : 'DELIVERED')
         // A settlement that failed by the client's doing counts against it like a refused payment.
-        if (result.refused === true) options.recordFailure(client, result.code)
+        if (result.kind === 'refused') options.recordFailure(client, result.code)
         return result
       },
 

@@ -1,5 +1,5 @@
 import type { KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claims.js'
-import { refusal, type Refusal } from './refusal.js'
+import { paymentIdConflict, paymentInProgress, type Refusal } from './refusal.js'
 
 /**
  * Who may fetch an answer that did not reach its buyer. 'payment': whoever brings the same payment
@@ -23,11 +23,9 @@ export interface RedeliveryAsk {
 
 /** A kept answer this request may have again, nothing charged. */
 export interface Redelivery {
-  redelivered: true
+  kind: 'redelivered'
   answer: KeptAnswer
 }
-
-export const paymentIdConflict = (why: string) => refusal('PAYMENT_ID_CONFLICT', `${why}; use a new payment-identifier for a new purchase. Nothing moved`)
 
 /**
  * The rule for a spent payment that comes again: its kept answer when it did not reach the buyer
@@ -46,16 +44,16 @@ export function createRedelivery (options: {
     if (answer === undefined || (ask.payer !== undefined && ask.payer !== answer.payer)) return undefined
     if (ask.paymentId !== undefined && ask.paymentId === answer.paymentId) {
       if (answer.requestKey !== ask.requestKey) return paymentIdConflict('This payment-identifier bought another request (other resource or arguments)')
-      return { redelivered: true, answer }
+      return { kind: 'redelivered', answer }
     }
     if (answer.requestKey !== ask.requestKey || answer.reached === true) return undefined
     if (options.mode === 'buyer-only' && ask.buyerProven !== true) return undefined
     // Not known yet: the answer is being written (a concurrent duplicate must not get it too), or
     // its holder died before it could say (then, once its lease ran out, it counts as lost).
     if (answer.reached === null && Date.now() - answer.keptAt < options.unknownForMs) {
-      return refusal('PAYMENT_IN_PROGRESS', 'The answer this payment bought is being delivered right now; retry shortly: if it did not reach you, you get it then', { retryAfterSeconds: 1 })
+      return paymentInProgress('being-delivered')
     }
-    return { redelivered: true, answer }
+    return { kind: 'redelivered', answer }
   }
 }
 

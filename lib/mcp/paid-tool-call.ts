@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { errorBody, type ErrorBody } from '../errors/error-body.js'
 import type { DeliveryCore } from '../delivery/paid-delivery.js'
 import { requestKey } from '../delivery/request-key.js'
-import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
+import { goneBeforeSettlement, refusal, refusalOf, refusalText, type Refusal } from '../delivery/refusal.js'
 import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { withToolDiscovery } from '../x402/discovery-extension.js'
@@ -47,12 +47,6 @@ export interface PaidToolCall {
   signal?: AbortSignal
 }
 
-/** Why payment is asked again: the code first, so a client can branch on it. */
-function reason (refused: Refusal): string {
-  const wait = refused.retryAfterSeconds === undefined ? '' : ` (retry in ${refused.retryAfterSeconds} s)`
-  return `${refused.code}: ${refused.message}${wait}`
-}
-
 /**
  * The MCP door of the paid-delivery core: a paid tool call under x402's MCP transport
  * (tool-result binding). It only translates: the payload from `params._meta`, the PaymentRequired
@@ -68,10 +62,15 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
   return async function callPaidTool (call: PaidToolCall): Promise<CallToolResult> {
     const { service } = call
     const resource = toolResourceUrl(call.tool)
-    const askPayment = (why: string) => paymentRequiredResult(withToolDiscovery(payments.paymentRequired(service, resource, why), deps.catalogue.product(service)))
+    // The reason as fields a client reads (code, retryAfterSeconds), and as text for people in `error`.
+    const askPayment = (why: Refusal) => paymentRequiredResult({
+      ...withToolDiscovery(payments.paymentRequired(service, resource, refusalText(why)), deps.catalogue.product(service)),
+      code: why.code,
+      ...(why.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: why.retryAfterSeconds })
+    })
     if (call.payload === undefined) {
       deps.countUnpaid(service)
-      return askPayment(`PAYMENT_REQUIRED: ${call.tool} is paid; pay one of accepts and call again with the payment`)
+      return askPayment(refusal('PAYMENT_REQUIRED', `${call.tool} is paid; pay one of accepts and call again with the payment`))
     }
 
     const bought = requestKey('tools/call', resource, call.arguments)
@@ -86,20 +85,20 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       if (known === undefined) throw error
       claim = known
     }
-    if ('refused' in claim) {
-      const refused = core.refused(service, client, claim)
+    if (claim.kind === 'refused') {
+      const refused = core.refused(service, 'mcp', client, claim)
       underWay()
       // A client held back by the failure limit is told so; every other refusal asks for payment again, with the reason.
-      return refused.code === 'RATE_LIMITED' ? errorResult(bodyOf(refused)) : askPayment(reason(refused))
+      return refused.code === 'RATE_LIMITED' ? errorResult(bodyOf(refused)) : askPayment(refused)
     }
     underWay()
-    if ('redelivered' in claim) {
+    if (claim.kind === 'redelivered') {
       // The answer this payment bought, kept: served again, nothing charged, nothing computed.
       const again = core.redelivered(claim.answer, 'mcp')
       recordWhenAnswered(async written => await again.record({ requestId, status: () => 200, reached: written && !deps.cancelledHere(callerRef) }))
       return documentResult(JSON.parse(claim.answer.body) as object, { [X402_PAYMENT_RESPONSE_META_KEY]: claim.answer.receipt, [REDELIVERED_META_KEY]: true })
     }
-    const held = claim
+    const held = claim.payment
     const delivery = core.begin(held, async (answer) => await payments.settle(held, answer), client)
     let status = 200
     const record = async () => await delivery.record({ requestId, status: () => status, reached: false })
@@ -120,14 +119,14 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       status = 499
       await delivery.abort()
       await record()
-      return errorResult(bodyOf(refusal('SERVICE_UNAVAILABLE', 'The call was cancelled before settlement; nothing was charged')))
+      return errorResult(bodyOf(goneBeforeSettlement('The call was cancelled')))
     }
 
     const result = await delivery.complete({ status: 200, contentType: 'application/json', body: JSON.stringify(document) })
-    if (result.refused === true) {
+    if (result.kind === 'refused') {
       status = result.statusCode
       await record()
-      return askPayment(reason(result))
+      return askPayment(result)
     }
     // The result reached the buyer if the HTTP answer carrying it went out and no cancel came for it.
     recordWhenAnswered(async written => await delivery.record({ requestId, status: () => status, reached: written && !deps.cancelledHere(callerRef) }))

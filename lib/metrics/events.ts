@@ -1,7 +1,7 @@
 import { channel } from 'node:diagnostics_channel'
 
 /**
- * What the core reports for metrics, as diagnostics channels: publishing costs a property read
+ * What the core reports for metrics and watches, as diagnostics channels: publishing costs a property read
  * when nobody listens (metrics off), and lib/ never depends on the metrics library.
  */
 
@@ -21,21 +21,41 @@ export interface RegistryRefreshEvent {
   durationMs: number
 }
 
+/**
+ * One payment that came, by any door, once its outcome is known: DELIVERED (a kept answer served
+ * again included), or the code it was refused or failed with (refused before a claim, at
+ * settlement, or the handler failed after the claim). The unpaid requests that only got a 402 are
+ * no attempts.
+ */
+export interface PaymentAttemptEvent {
+  service: string
+  /** The door and form it came through: proof, x402-v1, x402-v2 (HTTP), mcp, a2a. */
+  flow: string
+  outcome: string
+}
+
+/** One settlement of a held payment (a proof redeemed, an x402 payment sent and confirmed), whatever the method. */
 export interface SettlementEvent {
   service: string
   flow: string
   /** 'settled', or why not ('failed', 'pending'). */
-  outcome: string
-  durationMs?: number
-  /** x402: what the fee payer spent on this settlement, by how it ended; absent while unknown (pending). */
-  feePayer?: { outcome: 'delivered' | 'failed_on_chain' | 'refused_at_send', lamports: bigint }
+  outcome: 'settled' | 'failed' | 'pending'
+  durationMs: number
+}
+
+/** What the x402 fee payer spent on one settlement, by how it ended (published once it is known; never while pending). */
+export interface FeePayerSpendEvent {
+  outcome: 'delivered' | 'failed_on_chain' | 'refused_at_send'
+  lamports: bigint
 }
 
 const rpcCalls = channel('token-merchant:rpc-call')
 const registryRefreshes = channel('token-merchant:registry-refresh')
+const attempts = channel('token-merchant:payment-attempt')
 const settlements = channel('token-merchant:settlement')
+const feePayerSpends = channel('token-merchant:fee-payer-spend')
 
-export const METRIC_CHANNELS = { rpcCalls, registryRefreshes, settlements }
+export const METRIC_CHANNELS = { rpcCalls, registryRefreshes, attempts, settlements, feePayerSpends }
 
 export function publishRpcCall (event: RpcCallEvent): void {
   if (rpcCalls.hasSubscribers) rpcCalls.publish(event)
@@ -45,9 +65,19 @@ export function publishRegistryRefresh (event: RegistryRefreshEvent): void {
   if (registryRefreshes.hasSubscribers) registryRefreshes.publish(event)
 }
 
-/** For a flow whose money moves on the merchant's side (x402 settle): one event per settle attempt. */
+/** The delivery core, once per payment that came (lib/delivery/paid-delivery.ts). */
+export function publishAttempt (event: PaymentAttemptEvent): void {
+  if (attempts.hasSubscribers) attempts.publish(event)
+}
+
+/** The delivery core, once per settle of a held payment, proof or x402 alike. */
 export function publishSettlement (event: SettlementEvent): void {
   if (settlements.hasSubscribers) settlements.publish(event)
+}
+
+/** The x402 method, once the fee payer's part in a settlement is known: metrics count it, the balance watch reads the balance again. */
+export function publishFeePayerSpend (event: FeePayerSpendEvent): void {
+  if (feePayerSpends.hasSubscribers) feePayerSpends.publish(event)
 }
 
 /** The outcome label of a failed RPC call, from the error it threw. */

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
-import { METRIC_CHANNELS, type RegistryRefreshEvent, type RpcCallEvent, type SettlementEvent } from './events.js'
+import { METRIC_CHANNELS, type FeePayerSpendEvent, type PaymentAttemptEvent, type RegistryRefreshEvent, type RpcCallEvent, type SettlementEvent } from './events.js'
 
 const SECONDS = (ms: number) => ms / 1000
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -19,8 +19,8 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
   const httpRequests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers })
   const httpDuration = new Histogram({ name: 'http_request_duration_seconds', help: 'time to answer an HTTP request', labelNames: ['route', 'method', 'status'], buckets: LATENCY_BUCKETS, registers })
   const challenges = new Counter({ name: 'payment_challenges_total', help: '402 challenges sent to requests that presented no payment', labelNames: ['service'], registers })
-  const attempts = new Counter({ name: 'payment_attempts_total', help: 'requests that presented a payment, by outcome (DELIVERED or the error code) and payment flow', labelNames: ['service', 'flow', 'outcome'], registers })
-  const settlements = new Counter({ name: 'payment_settlements_total', help: 'payments settled (a proof redeemed for a delivery, or an x402 settlement), by outcome', labelNames: ['service', 'flow', 'outcome'], registers })
+  const attempts = new Counter({ name: 'payment_attempts_total', help: 'payments that came through any door, by outcome (DELIVERED or the error code) and flow (proof, x402-v1, x402-v2, mcp, a2a)', labelNames: ['service', 'flow', 'outcome'], registers })
+  const settlements = new Counter({ name: 'payment_settlements_total', help: 'settlements of held payments (a proof redeemed for a delivery, or an x402 settlement), by outcome (settled, failed, pending)', labelNames: ['service', 'flow', 'outcome'], registers })
   const feePayerLamports = new Counter({ name: 'x402_fee_payer_lamports_total', help: 'lamports the x402 fee payer spent on settlements, by how they ended (delivered, failed_on_chain, refused_at_send)', labelNames: ['outcome'], registers })
   const feePayerSettlements = new Counter({ name: 'x402_fee_payer_settlements_total', help: 'x402 settlements the fee payer signed, by how they ended (delivered, failed_on_chain, refused_at_send)', labelNames: ['outcome'], registers })
   const rpcCalls = new Counter({ name: 'solana_rpc_requests_total', help: 'Solana JSON-RPC requests, by connection role, method and outcome', labelNames: ['role', 'method', 'outcome'], registers })
@@ -39,17 +39,23 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
     registryRefreshes.inc({ outcome })
     registryDuration.observe({ outcome }, SECONDS(durationMs))
   }
-  const onSettlement = (message: unknown) => {
-    const { service, flow, outcome, feePayer } = message as SettlementEvent
-    settlements.inc({ service, flow, outcome })
-    if (feePayer !== undefined) {
-      feePayerSettlements.inc({ outcome: feePayer.outcome })
-      feePayerLamports.inc({ outcome: feePayer.outcome }, Number(feePayer.lamports))
-    }
+  const onAttempt = (message: unknown) => {
+    const { service, flow, outcome } = message as PaymentAttemptEvent
+    attempts.inc({ service, flow, outcome })
   }
-  METRIC_CHANNELS.rpcCalls.subscribe(onRpcCall)
-  METRIC_CHANNELS.registryRefreshes.subscribe(onRegistryRefresh)
-  METRIC_CHANNELS.settlements.subscribe(onSettlement)
+  const onSettlement = (message: unknown) => {
+    const { service, flow, outcome } = message as SettlementEvent
+    settlements.inc({ service, flow, outcome })
+  }
+  const onFeePayerSpend = (message: unknown) => {
+    const { outcome, lamports } = message as FeePayerSpendEvent
+    feePayerSettlements.inc({ outcome })
+    feePayerLamports.inc({ outcome }, Number(lamports))
+  }
+  const subscriptions: Array<[keyof typeof METRIC_CHANNELS, (message: unknown) => void]> = [
+    ['rpcCalls', onRpcCall], ['registryRefreshes', onRegistryRefresh], ['attempts', onAttempt], ['settlements', onSettlement], ['feePayerSpends', onFeePayerSpend]
+  ]
+  for (const [name, listener] of subscriptions) METRIC_CHANNELS[name].subscribe(listener)
 
   return {
     registry,
@@ -62,15 +68,11 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
       httpDuration.observe(values, SECONDS(durationMs))
     },
     challenge (service: string) { challenges.inc({ service }) },
-    attempt (service: string, flow: string, outcome: string) { attempts.inc({ service, flow, outcome }) },
-    settlement (service: string, flow: string, outcome: string) { settlements.inc({ service, flow, outcome }) },
     storeOperation (operation: string, durationMs: number) { storeDuration.observe({ operation }, SECONDS(durationMs)) },
 
     /** Stops listening to the channels (the app closed). */
     close () {
-      METRIC_CHANNELS.rpcCalls.unsubscribe(onRpcCall)
-      METRIC_CHANNELS.registryRefreshes.unsubscribe(onRegistryRefresh)
-      METRIC_CHANNELS.settlements.unsubscribe(onSettlement)
+      for (const [name, listener] of subscriptions) METRIC_CHANNELS[name].unsubscribe(listener)
       registry.clear()
     }
   }

@@ -1,5 +1,5 @@
 import { errorBody } from '../errors/error-body.js'
-import type { PaymentRejection } from './payment-error.js'
+import type { Refusal } from '../delivery/refusal.js'
 
 // Stands for the resource URL while a requirement is serialised once; split out afterwards.
 const RESOURCE_MARK = '\u0000resource\u0000'
@@ -28,8 +28,8 @@ export function spliceAroundResource<T extends ResourceRequirement> (value: T): 
 }
 
 /** The error-shape head of a challenge, `{"statusCode":...,"code":"..."` without the request id. */
-function headOf (rejection: PaymentRejection, statusCode: number): string {
-  const { requestId, ...head } = errorBody({ id: '' }, statusCode, rejection.code, rejection.message, rejection.details)
+function headOf (refused: Refusal): string {
+  const { requestId, ...head } = errorBody({ id: '' }, refused.statusCode, refused.code, refused.message, refused.details)
   const text = JSON.stringify(head)
   return text.slice(0, -1)
 }
@@ -41,11 +41,11 @@ function headOf (rejection: PaymentRejection, statusCode: number): string {
  * and a concatenation, not a serialisation of the whole body. The plain no-proof head is kept;
  * other rejections (rare: they follow a malformed or failed proof) build their head per call.
  */
-export function createChallengeBodies (requirement: ResourceRequirement, paymentRequired: PaymentRejection) {
+export function createChallengeBodies (requirement: ResourceRequirement, paymentRequired: Refusal) {
   const { prefix, suffix } = spliceAroundResource(requirement)
   const accepts = `,"x402Version":1,"accepts":[${prefix}`
   const close = `${suffix}]}`
-  const plainHead = headOf(paymentRequired, 402)
+  const plainHead = headOf(paymentRequired)
   const plainBeforeId = `${plainHead},"requestId":`
   // Everything after the request id: the same for every request to one resource URL.
   const afterRequestId = (resourceUrl: string) => `${accepts}${JSON.stringify(resourceUrl)}${close}`
@@ -64,9 +64,9 @@ export function createChallengeBodies (requirement: ResourceRequirement, payment
       const afterId = afterRequestId(resourceUrl)
       return requestId => plainBeforeId + JSON.stringify(requestId) + afterId
     },
-    /** The answer to a refused proof: its code, message and details, with the requirements again. */
-    refused: (rejection: PaymentRejection, statusCode: number, requestId: string, resourceUrl: string): string =>
-      body(headOf(rejection, statusCode), requestId, resourceUrl)
+    /** The answer to a refused payment: its status, code, message and details, with the requirements again. */
+    refused: (refused: Refusal, requestId: string, resourceUrl: string): string =>
+      body(headOf(refused), requestId, resourceUrl)
   }
 }
 

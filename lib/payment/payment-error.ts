@@ -17,9 +17,3 @@ export type PaymentErrorCode = Extract<ErrorCode,
   | 'PAYMENT_FORMS_CONFLICT'
   | 'RPC_UNAVAILABLE'
   | `X402_${string}`>
-
-export interface PaymentRejection {
-  code: PaymentErrorCode
-  message: string
-  details?: Record<string, unknown>
-}

@@ -6,12 +6,12 @@ import { callRpc, isNodeError, rpcUnavailable } from '../solana/rpc-errors.js'
 import { transactionShapeProblem } from './transaction-shape.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import type { PaidServiceName, PaidService } from './catalog.js'
-import { refusal, type Refusal } from '../delivery/refusal.js'
-import type { HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
+import { paymentAlreadyUsed, paymentInProgress, refusal, x402PaymentAsProof, type Refusal } from '../delivery/refusal.js'
+import type { Held, HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
 import type { Redelivery, RedeliveryOf } from '../delivery/redelivery.js'
 import type { PaymentProof } from './proof-headers.js'
 import { readOwnerMultisig, type OwnerMultisig } from './owner-multisig.js'
-import { checkPaymentTransaction, ownersToReadAsMultisig, type PaymentTransaction } from './verify-transaction.js'
+import { checkLandedPayment, ownersToReadAsMultisig, type PaymentTransaction } from './verify-transaction.js'
 
 export interface VerifierOptions {
   rpc: SolanaRpc
@@ -40,7 +40,6 @@ export interface ProofRequest {
 }
 
 const NOT_FOUND_POLL_MS = 400
-const IN_PROGRESS_RETRY_SECONDS = 1
 
 /**
  * Turns a proof into a held payment, or a refusal saying what is wrong. One getTransaction
@@ -69,8 +68,8 @@ export function createPaymentVerifier (options: VerifierOptions) {
     }
   }
 
-  const alreadyUsed = () => refusal('PAYMENT_ALREADY_USED', 'This payment has already bought a delivery; pay again for another')
-  const x402Payment = () => refusal('PAYMENT_FLOW_MISMATCH', 'This transaction is an x402 payment: only its x402 payload buys its delivery, not the proof headers')
+  const alreadyUsed = () => paymentAlreadyUsed('proof')
+  const x402Payment = x402PaymentAsProof
 
   // Concurrent look-ups of one signature (a burst of replays, say) share one RPC call.
   const lookups = new Map<Signature, Promise<PaymentTransaction | null>>()
@@ -96,7 +95,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
   }
 
   return {
-    async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, request: ProofRequest): Promise<HeldPayment | Refusal | Redelivery> {
+    async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, request: ProofRequest): Promise<Held | Refusal | Redelivery> {
       const { resource, requestKey } = request
       // A spent proof, or one held by the x402 flow, is refused without asking the chain; a spent
       // one whose answer did not reach its payer gets that answer again.
@@ -127,8 +126,8 @@ export function createPaymentVerifier (options: VerifierOptions) {
         maxAgeSeconds: options.maxAgeSeconds,
         nowSeconds: Math.floor(Date.now() / 1000)
       }
-      const check = checkPaymentTransaction(tx, { ...expected, multisigs: await multisigOwners(ownersToReadAsMultisig(tx, expected)) })
-      if (!check.ok) return refusal(check.rejection.code, check.rejection.message, { details: check.rejection.details })
+      const check = checkLandedPayment(tx, { ...expected, multisigs: await multisigOwners(ownersToReadAsMultisig(tx, expected)) })
+      if (check.kind === 'refused') return check
 
       const claimId = randomUUID()
       const claim = await claims.claim({
@@ -145,20 +144,18 @@ export function createPaymentVerifier (options: VerifierOptions) {
         // (A proof's claim names no payment-identifier: only its signature can refuse it.)
         if ('status' in claim && claim.status === 'redeemed') return alreadyUsed()
         if ('flow' in claim && claim.flow === 'x402') return x402Payment()
-        return refusal('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment right now; if it fails, retry with the same proof',
-          { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
+        return paymentInProgress('proof-held')
       }
-      return { signature: proof.signature, payer: proof.wallet, amount: check.paid, claimId, service: serviceName, flow: 'proof', resource, requestKey }
+      return { kind: 'held', payment: { signature: proof.signature, payer: proof.wallet, amount: check.paid, claimId, service: serviceName, flow: 'proof', resource, requestKey } }
     },
 
     /** The money moved before the proof came: delivering is redeeming (keeping the answer), if this request still holds the claim. */
     async settle (held: HeldPayment, answer?: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
       const receipt = { success: true, transaction: held.signature, network: options.receiptNetwork, payer: held.payer }
       if (await claims.redeem(held.signature, held.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt })) {
-        return { receipt }
+        return { kind: 'settled', receipt }
       }
-      return refusal('PAYMENT_IN_PROGRESS', 'This payment was taken over by another request while this one was served; retry with the same proof',
-        { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
+      return paymentInProgress('proof-taken-over')
     }
   }
 }

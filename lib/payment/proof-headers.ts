@@ -1,7 +1,7 @@
 import type { Address, Signature } from '@solana/kit'
 import { isBase58Address, isBase58OfLength } from '../solana/base58.js'
 import { PAYMENT_HEADERS } from './headers.js'
-import type { PaymentRejection } from './payment-error.js'
+import { refusal, type Refusal } from '../delivery/refusal.js'
 
 /** A proof whose headers decoded: a 64-byte signature and a 32-byte address, branded as kit's types. */
 export interface PaymentProof {
@@ -22,10 +22,10 @@ function single (value: string | string[] | undefined): string | undefined {
  * anything present but malformed is rejected, naming which header is wrong.
  */
 export function readPaymentProof (headers: Record<string, string | string[] | undefined>):
-  { proof: PaymentProof } | { rejection: PaymentRejection } | { absent: true } {
+  { kind: 'proof', proof: PaymentProof } | { kind: 'absent' } | Refusal {
   const signature = single(headers[PAYMENT_HEADERS.signature])?.trim()
   const wallet = single(headers[PAYMENT_HEADERS.wallet])?.trim()
-  if (signature === undefined && wallet === undefined) return { absent: true }
+  if (signature === undefined && wallet === undefined) return { kind: 'absent' }
 
   const problems: string[] = []
   if (signature === undefined || signature === '') problems.push(`${PAYMENT_HEADERS.signature} is missing`)
@@ -35,8 +35,8 @@ export function readPaymentProof (headers: Record<string, string | string[] | un
 
   if (problems.length > 0) {
     const invalid = [PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet].filter(h => problems.some(p => p.startsWith(h)))
-    return { rejection: { code: 'INVALID_PAYMENT_HEADER', message: problems.join('; '), details: { invalidHeaders: invalid } } }
+    return refusal('INVALID_PAYMENT_HEADER', problems.join('; '), { details: { invalidHeaders: invalid } })
   }
   // Both were just checked to decode to 64 and 32 bytes: the one place the brands are applied.
-  return { proof: { signature: signature as Signature, wallet: wallet as Address } }
+  return { kind: 'proof', proof: { signature: signature as Signature, wallet: wallet as Address } }
 }

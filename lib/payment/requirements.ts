@@ -1,6 +1,6 @@
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidService } from './catalog.js'
 import { PAYMENT_HEADERS } from './headers.js'
-import type { PaymentRejection } from './payment-error.js'
+import { refusal, type Refusal } from '../delivery/refusal.js'
 
 export interface MerchantTerms {
   x402Network: string
@@ -60,12 +60,10 @@ export function paymentRequirement (terms: MerchantTerms, service: PaidService, 
 export type PaymentRequirement = ReturnType<typeof paymentRequirement>
 
 /** The refusal of a request that came without payment: both ways to pay, and which headers to send. */
-export function paymentRequiredRejection (service: PaidService): PaymentRejection {
-  return {
-    code: 'PAYMENT_REQUIRED',
-    message: `Pay ${service.price} base units: with x402 (sign the transfer that accepts describes and repeat the request with it in X-PAYMENT, ` +
-      `or PAYMENT-SIGNATURE for v2; the merchant settles it), or on chain yourself, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`
-  }
+export function paymentRequiredRefusal (service: PaidService): Refusal {
+  return refusal('PAYMENT_REQUIRED',
+    `Pay ${service.price} base units: with x402 (sign the transfer that accepts describes and repeat the request with it in X-PAYMENT, ` +
+      `or PAYMENT-SIGNATURE for v2; the merchant settles it), or on chain yourself, then repeat the request with the ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet} headers`)
 }
 
 /** The x-payment-response receipt header: base64 JSON, as x402 clients decode it. */

@@ -1,6 +1,6 @@
 import { formatTokenAmount } from './catalog.js'
 import type { OwnerMultisig } from './owner-multisig.js'
-import type { PaymentRejection } from './payment-error.js'
+import { refusal, type Refusal } from '../delivery/refusal.js'
 
 /** The parts of a getTransaction (encoding "json") result the check reads. */
 export interface PaymentTransaction {
@@ -42,9 +42,10 @@ export interface PaymentExpectation {
 /** At most this many multisig owners are read for one proof: a payment has one source in practice. */
 const MAX_MULTISIG_READS = 2
 
+/** A landed transaction that pays: what the merchant received, and when it landed; or why it does not pay. */
 export type PaymentCheck =
-  | { ok: true, paid: bigint, blockTime: number }
-  | { ok: false, rejection: PaymentRejection, paid?: bigint }
+  | { kind: 'paid', paid: bigint, blockTime: number }
+  | Refusal
 
 /**
  * What the merchant received: the rise, from before to after the transaction, of the payment
@@ -128,58 +129,45 @@ function toJson (value: unknown): unknown {
 }
 
 /**
- * Decides whether a confirmed transaction pays for one delivery. Pure: the same transaction
- * and expectation always give the same answer. Checks run in the order the buyer would fix them.
+ * Decides whether a transaction that landed (a pay-then-prove proof names it) pays for one
+ * delivery, by what it moved: the balances before and after, its signers, its age. Pure: the same
+ * transaction and expectation always give the same answer. Checks run in the order the buyer
+ * would fix them. (An x402 payload's transaction, not sent yet, is judged by its bytes instead:
+ * lib/x402/transaction-rules.ts.)
  */
-export function checkPaymentTransaction (tx: PaymentTransaction, expected: PaymentExpectation): PaymentCheck {
+export function checkLandedPayment (tx: PaymentTransaction, expected: PaymentExpectation): PaymentCheck {
   if (tx.meta === null) {
-    return { ok: false, rejection: { code: 'PAYMENT_NOT_FOUND', message: 'The transaction has no status metadata yet; retry shortly' } }
+    return refusal('PAYMENT_NOT_FOUND', 'The transaction has no status metadata yet; retry shortly')
   }
   if (tx.meta.err !== null && tx.meta.err !== undefined) {
-    return {
-      ok: false,
-      rejection: { code: 'PAYMENT_FAILED', message: 'The payment transaction failed on chain and moved no funds', details: { transactionError: toJson(tx.meta.err) } }
-    }
+    return refusal('PAYMENT_FAILED', 'The payment transaction failed on chain and moved no funds', { details: { transactionError: toJson(tx.meta.err) } })
   }
   if (!signersOf(tx).includes(expected.payer) && expected.multisigs?.has(expected.payer) !== true) {
-    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet did not sign the payment transaction (nor is it the multisig that owns the tokens that paid)' } }
+    return refusal('PAYER_MISMATCH', 'x-payment-wallet did not sign the payment transaction (nor is it the multisig that owns the tokens that paid)')
   }
 
   const paid = amountReceived(tx.meta, expected.payTo, expected.mint)
   if (paid < expected.price) {
-    return {
-      ok: false,
-      paid,
-      rejection: {
-        code: 'AMOUNT_TOO_LOW',
-        message: `The transaction paid ${formatTokenAmount(paid > 0n ? paid : 0n)} to the merchant in the payment token; ${formatTokenAmount(expected.price)} is required ` +
-          '(a wrong mint or recipient pays nothing)',
-        details: { paid: (paid > 0n ? paid : 0n).toString(), required: expected.price.toString() }
-      }
-    }
+    return refusal('AMOUNT_TOO_LOW',
+      `The transaction paid ${formatTokenAmount(paid > 0n ? paid : 0n)} to the merchant in the payment token; ${formatTokenAmount(expected.price)} is required ` +
+        '(a wrong mint or recipient pays nothing)',
+      { details: { paid: (paid > 0n ? paid : 0n).toString(), required: expected.price.toString() } })
   }
 
   // A signer is not enough (a fee payer signs too): the wallet must own the tokens that paid, or
   // be their owner multisig, or one of its signers.
   if (payerSpent(tx, tx.meta, expected) <= 0n) {
-    return { ok: false, rejection: { code: 'PAYER_MISMATCH', message: 'x-payment-wallet is not the owner of the tokens that paid, nor a signer of their owner multisig' } }
+    return refusal('PAYER_MISMATCH', 'x-payment-wallet is not the owner of the tokens that paid, nor a signer of their owner multisig')
   }
 
   if (tx.blockTime === null) {
-    return { ok: false, paid, rejection: { code: 'PAYMENT_NOT_FOUND', message: 'The transaction has no block time yet; retry shortly' } }
+    return refusal('PAYMENT_NOT_FOUND', 'The transaction has no block time yet; retry shortly')
   }
   const blockTime = Number(tx.blockTime)
   const age = expected.nowSeconds - blockTime
   if (age > expected.maxAgeSeconds) {
-    return {
-      ok: false,
-      paid,
-      rejection: {
-        code: 'PAYMENT_EXPIRED',
-        message: `The payment is ${age} s old; payments older than ${expected.maxAgeSeconds} s are not accepted`,
-        details: { ageSeconds: age, maxAgeSeconds: expected.maxAgeSeconds }
-      }
-    }
+    return refusal('PAYMENT_EXPIRED', `The payment is ${age} s old; payments older than ${expected.maxAgeSeconds} s are not accepted`,
+      { details: { ageSeconds: age, maxAgeSeconds: expected.maxAgeSeconds } })
   }
-  return { ok: true, paid, blockTime }
+  return { kind: 'paid', paid, blockTime }
 }

@@ -2,6 +2,7 @@ import {
   createSignableMessage, getBase58Decoder, getBase58Encoder, getPublicKeyFromAddress, getUtf8Encoder, isMessagePartialSigner, verifySignature,
   type Address, type SignatureBytes, type TransactionSigner
 } from '@solana/kit'
+import { refusal, type Refusal } from '../delivery/refusal.js'
 import { isBase58OfLength } from '../solana/base58.js'
 import { PAYMENT_HEADERS } from './headers.js'
 
@@ -38,12 +39,12 @@ export async function checkWalletSignature (
   proof: { signature: string, wallet: Address },
   request: { method: string, path: string },
   required: boolean
-): Promise<{ code: 'WALLET_SIGNATURE_REQUIRED' | 'WALLET_SIGNATURE_INVALID', message: string } | undefined> {
+): Promise<Refusal | undefined> {
   if (walletSignature === undefined || walletSignature === '') {
     return required
-      ? { code: 'WALLET_SIGNATURE_REQUIRED', message: `This merchant binds proofs to requests: add ${WALLET_SIGNATURE_HEADER}, the payer's signature over "token-merchant proof <signature> <METHOD> <path>"` }
+      ? refusal('WALLET_SIGNATURE_REQUIRED', `This merchant binds proofs to requests: add ${WALLET_SIGNATURE_HEADER}, the payer's signature over "token-merchant proof <signature> <METHOD> <path>"`)
       : undefined
   }
   if (await isValidWalletSignature(walletSignature.trim(), proof.wallet, proof.signature, request.method, request.path)) return undefined
-  return { code: 'WALLET_SIGNATURE_INVALID', message: `${WALLET_SIGNATURE_HEADER} is not the payer's signature over "token-merchant proof ${proof.signature} ${request.method} ${request.path}"` }
+  return refusal('WALLET_SIGNATURE_INVALID', `${WALLET_SIGNATURE_HEADER} is not the payer's signature over "token-merchant proof ${proof.signature} ${request.method} ${request.path}"`)
 }

@@ -6,7 +6,7 @@ import type { CheckedTransfer } from './transaction-rules.js'
 /** An Ed25519 public key as SPKI DER: this prefix, then the 32 raw bytes. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 const SIGNATURE_BYTES = 64
-/** The payer signs second, after the fee payer (checkPaymentTransaction holds it to that). */
+/** The payer signs second, after the fee payer (checkPayloadTransfer holds it to that). */
 const PAYER_SLOT = 1
 
 /** @x402/svm's reason identifiers, per version. */
@@ -38,7 +38,7 @@ export type ExactVerdict = { isValid: true } | { isValid: false, invalidReason: 
 /**
  * The part of `exact` verification that is per payment and not static: the payer's signature
  * (Node's Ed25519, in place) and the simulation (our RPC client, with the library's options and
- * verdict: any `err` refuses). It follows checkPaymentTransaction, which made every static check
+ * verdict: any `err` refuses). It follows checkPayloadTransfer, which made every static check
  * of @x402/svm (and stricter ones) on bytes decoded once, against token accounts derived at
  * start. The verdicts keep the library's reasons, so a refusal reads as it did; the library stays
  * the oracle (test/lib/x402/exact-verification.test.ts). A node that cannot answer throws.

@@ -11,6 +11,7 @@ import {
   type KeyPairSigner
 } from '@solana/kit'
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction } from '@solana-program/token'
+import { METRIC_CHANNELS } from '../metrics/events.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { awaitConfirmation } from './settlement.js'
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './transaction-rules.js'
@@ -46,6 +47,27 @@ export function createFeePayerMonitor (options: {
       state = next
       return state
     }
+  }
+}
+
+/**
+ * When to read the fee payer's balance: on `check()` (at start, every minute), and after the fee
+ * payer spent on a settlement (the x402 method publishes each spend, lib/metrics/events.ts), at
+ * most once per `minIntervalMs`, so a burst of settlements costs one read.
+ */
+export function watchFeePayerBalance<T> (options: { read: () => Promise<T>, minIntervalMs: number, now?: () => number }) {
+  const now = options.now ?? Date.now
+  let lastRead = -Infinity
+  const check = async (): Promise<T> => {
+    lastRead = now()
+    return await options.read()
+  }
+  const afterSpend = () => { if (now() - lastRead > options.minIntervalMs) check().catch(() => {}) }
+  METRIC_CHANNELS.feePayerSpends.subscribe(afterSpend)
+  return {
+    check,
+    /** Stops listening (the app closed). */
+    stop: () => { METRIC_CHANNELS.feePayerSpends.unsubscribe(afterSpend) }
   }
 }
 

@@ -9,10 +9,10 @@ import { refusal, type Refusal } from '../delivery/refusal.js'
  */
 export const paymentIdentifierExtensions = (): Record<string, unknown> => ({ [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) })
 
-/** The payload's payment-identifier: undefined when it carries none, a refusal when it carries a malformed one. */
-export function readPaymentId (payload: Record<string, unknown>): string | undefined | Refusal {
+/** The payload's payment-identifier: `id` undefined when it carries none, a refusal when it carries a malformed one. */
+export function readPaymentId (payload: Record<string, unknown>): { kind: 'payment-id', id: string | undefined } | Refusal {
   const extensions = payload.extensions
-  if (extensions === null || typeof extensions !== 'object' || !(PAYMENT_IDENTIFIER in extensions)) return undefined
+  if (extensions === null || typeof extensions !== 'object' || !(PAYMENT_IDENTIFIER in extensions)) return { kind: 'payment-id', id: undefined }
   // Only `info` is judged (the library's id and `required` checks). The payload echoes a `schema`
   // too, which the library would compile (Ajv) and apply on every request: a buyer-chosen regex
   // there can hold the event loop for minutes (ReDoS), and a buyer's schema is no rule of ours.
@@ -22,5 +22,5 @@ export function readPaymentId (payload: Record<string, unknown>): string | undef
   if (!validation.valid) {
     return refusal('X402_PAYMENT_ID_INVALID', `extensions["${PAYMENT_IDENTIFIER}"] is malformed: ${(validation.errors ?? []).join('; ').slice(0, 300)}; nothing moved`)
   }
-  return id ?? undefined
+  return { kind: 'payment-id', id: id ?? undefined }
 }

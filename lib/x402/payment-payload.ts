@@ -1,4 +1,4 @@
-import type { X402Rejection } from './rejection.js'
+import { refusal, type Refusal } from '../delivery/refusal.js'
 
 /**
  * Far above any Solana transaction (1,232 bytes on the wire) with the extensions a client echoes
@@ -25,17 +25,17 @@ function isRecord (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function invalid (message: string): { rejection: X402Rejection } {
-  return { rejection: { code: 'X402_INVALID_PAYLOAD', message } }
+function invalid (message: string): Refusal {
+  return refusal('X402_INVALID_PAYLOAD', message)
 }
 
 /** Decodes an X-PAYMENT / PAYMENT-SIGNATURE header: base64 of JSON. */
-export function decodePaymentHeader (header: string): { payload: unknown } | { rejection: X402Rejection } {
+export function decodePaymentHeader (header: string): { kind: 'decoded', payload: unknown } | Refusal {
   const text = header.trim()
   if (text.length > MAX_PAYMENT_HEADER_LENGTH) return invalid(`the payment header is longer than ${MAX_PAYMENT_HEADER_LENGTH} characters`)
   if (!BASE64.test(text)) return invalid('the payment header is not base64')
   try {
-    return { payload: JSON.parse(Buffer.from(text, 'base64').toString('utf8')) }
+    return { kind: 'decoded', payload: JSON.parse(Buffer.from(text, 'base64').toString('utf8')) }
   } catch {
     return invalid('the payment header is not base64-encoded JSON')
   }
@@ -45,14 +45,14 @@ export function decodePaymentHeader (header: string): { payload: unknown } | { r
  * Checks the shape of a decoded payload against the version its header promised (v1 in X-PAYMENT,
  * v2 in PAYMENT-SIGNATURE; an MCP payload says its own). Nothing here judges the payment itself.
  */
-export function readPaymentPayload (payload: unknown, expectedVersion?: 1 | 2): { input: PaymentPayloadInput } | { rejection: X402Rejection } {
+export function readPaymentPayload (payload: unknown, expectedVersion?: 1 | 2): { kind: 'read', input: PaymentPayloadInput } | Refusal {
   if (!isRecord(payload)) return invalid('the payment payload is not a JSON object')
   const version = payload.x402Version
   if (version !== 1 && version !== 2) {
-    return { rejection: { code: 'X402_UNSUPPORTED', message: `x402Version ${JSON.stringify(version) ?? 'undefined'} is not supported (1 or 2)` } }
+    return refusal('X402_UNSUPPORTED', `x402Version ${JSON.stringify(version) ?? 'undefined'} is not supported (1 or 2)`)
   }
   if (expectedVersion !== undefined && version !== expectedVersion) {
-    return { rejection: { code: 'X402_UNSUPPORTED', message: `x402Version ${version} arrived in the header of version ${expectedVersion} (X-PAYMENT carries v1, PAYMENT-SIGNATURE v2)` } }
+    return refusal('X402_UNSUPPORTED', `x402Version ${version} arrived in the header of version ${expectedVersion} (X-PAYMENT carries v1, PAYMENT-SIGNATURE v2)`)
   }
   const inner = payload.payload
   if (!isRecord(inner) || typeof inner.transaction !== 'string' || inner.transaction === '') {
@@ -71,5 +71,5 @@ export function readPaymentPayload (payload: unknown, expectedVersion?: 1 | 2): 
     network = accepted.network
   }
   if (typeof scheme !== 'string' || typeof network !== 'string') return invalid('scheme and network must be strings')
-  return { input: { x402Version: version, scheme, network, transaction: inner.transaction, accepted, raw: payload } }
+  return { kind: 'read', input: { x402Version: version, scheme, network, transaction: inner.transaction, accepted, raw: payload } }
 }

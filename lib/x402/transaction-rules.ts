@@ -1,7 +1,8 @@
 import type { Address } from '@solana/kit'
 import { base58Text, keyBytes } from '../solana/base58.js'
 import { messageVersionOf, readWireTransaction, sameKey, type WireTransaction } from '../solana/wire-transaction.js'
-import type { X402Rejection } from './rejection.js'
+import { refusal, type Refusal } from '../delivery/refusal.js'
+import type { PaymentErrorCode } from '../payment/payment-error.js'
 
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111'
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
@@ -71,8 +72,8 @@ function known (address: string): Uint8Array {
   return bytes
 }
 
-function reject (code: X402Rejection['code'], message: string): { rejection: X402Rejection } {
-  return { rejection: { code, message } }
+function reject (code: PaymentErrorCode, message: string): Refusal {
+  return refusal(code, message)
 }
 
 function readU64 (data: ArrayLike<number> & { buffer: ArrayBufferLike, byteOffset: number, byteLength: number }, offset: number): bigint {
@@ -84,14 +85,16 @@ function readU32 (data: ArrayLike<number> & { buffer: ArrayBufferLike, byteOffse
 }
 
 /**
- * Our own rules for an `exact` payment transaction, checked before the library's and before any
- * RPC call. They include every static check of @x402/svm's exact facilitator (its layout: unit
+ * Our own rules for the transaction an x402 `exact` payload carries: signed by the buyer, not sent
+ * yet (the merchant co-signs and sends it at settlement), judged from its bytes alone, before the
+ * library's checks and before any RPC call. (A pay-then-prove proof names a transaction that
+ * already landed: lib/payment/verify-transaction.ts judges that one, by its balances.) They include every static check of @x402/svm's exact facilitator (its layout: unit
  * limit, unit price, TransferChecked, memos) and are stricter where it is looser: the fee payer
  * appears in no instruction (it pays fees and nothing else), no Lighthouse assertions, no lookup
  * tables, no third signer, the transfer's authority is the payer who signs, and a bounded
  * compute budget. The signature and the simulation follow (exact-verification.ts).
  */
-export function checkPaymentTransaction (base64: string, terms: PaymentTerms): { transfer: CheckedTransfer } | { rejection: X402Rejection } {
+export function checkPayloadTransfer (base64: string, terms: PaymentTerms): { kind: 'checked', transfer: CheckedTransfer } | Refusal {
   if (!BASE64.test(base64)) return reject('X402_INVALID_PAYLOAD', 'payload.transaction is not base64')
   const bytes = Buffer.from(base64, 'base64')
   const version = messageVersionOf(bytes)
@@ -168,6 +171,7 @@ export function checkPaymentTransaction (base64: string, terms: PaymentTerms): {
 
   const feeLamports = BigInt(transaction.numSignerAccounts) * LAMPORTS_PER_SIGNATURE + priorityFee
   return {
+    kind: 'checked',
     transfer: { transaction, base64, payer: base58Text(authority), amount, blockhash: base58Text(transaction.recentBlockhash), feeLamports, source: base58Text(source) }
   }
 }

@@ -3,13 +3,15 @@ import type { Address, KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { PaymentClaims, PaymentIdHolder, SendMarkResult } from '../../db/contracts/payment-claims.js'
-import { refusal, refusalOf, type Refusal } from '../delivery/refusal.js'
-import type { HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
-import { paymentIdConflict, type Redelivery, type RedeliveryOf } from '../delivery/redelivery.js'
+import {
+  feePayerUnfunded, paymentAlreadyUsed, paymentIdConflict, paymentInProgress, refusal, refusalOf, settlementFailedOnChain, settlementPending, type Refusal
+} from '../delivery/refusal.js'
+import type { Held, HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
+import type { Redelivery, RedeliveryOf } from '../delivery/redelivery.js'
 import type { Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, type PaidServiceName } from '../payment/catalog.js'
 import { storedResource } from '../payment/stored-resource.js'
-import { publishSettlement } from '../metrics/events.js'
+import { publishFeePayerSpend } from '../metrics/events.js'
 import { rpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { codeOfInvalidReason, isBlockhashExpired, isFeePayerUnfunded } from './invalid-reasons.js'
@@ -21,7 +23,7 @@ import { paymentIdentifierExtensions, readPaymentId } from './payment-identifier
 import { base58Text } from '../solana/base58.js'
 import { withSignature } from '../solana/wire-transaction.js'
 import { awaitConfirmation, chainStatus, sendTransaction, type ChainStatus } from './settlement.js'
-import { checkPaymentTransaction, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type CheckedTransfer, type PaymentTerms } from './transaction-rules.js'
+import { checkPayloadTransfer, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type CheckedTransfer, type PaymentTerms } from './transaction-rules.js'
 import { createSourceWaiters } from './source-waiters.js'
 import { createTransferFeeReader } from './transfer-fee.js'
 import type { PayerFailureBudget } from './payer-failures.js'
@@ -85,14 +87,11 @@ export interface X402Request {
 /** What one settlement cost the fee payer, for operators: landed (delivered or failed on chain) or refused before it was sent. */
 interface FeePayerSpend { outcome: 'none' | 'delivered' | 'failed_on_chain' | 'refused_at_send' }
 
-const IN_PROGRESS_RETRY_SECONDS = 1
 const SOURCE_POLL_MS = 50
-const UNFUNDED_RETRY_SECONDS = 30
 
 /** A failure of the node or of the library, never the buyer's doing: its own code when it has one, else 503 RPC_UNAVAILABLE with the node's Retry-After. */
 const notTheBuyers = (error: unknown): Refusal => refusalOf(error) ?? refusalOf(rpcUnavailable(error)) as Refusal
-const feePayerUnfunded = () => refusal('X402_FEE_PAYER_UNFUNDED', 'the merchant cannot pay the transaction fee right now; nothing moved', { retryAfterSeconds: UNFUNDED_RETRY_SECONDS })
-const inProgress = () => refusal('PAYMENT_IN_PROGRESS', 'Another request is being served with this payment; retry the same payment shortly', { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
+const inProgress = () => paymentInProgress('x402-held')
 
 /**
  * The standard x402 flow, Fastify-free: requirements, verification (every check of the library's
@@ -171,14 +170,14 @@ export async function createX402Payments (options: X402PaymentsOptions) {
    * Claims the payment; with a payment-identifier that already names another payment of the payer,
    * the claim takes nothing and the answer is that payment's (answerUnderPaymentId).
    */
-  async function claim (base: Omit<X402Claim, 'claimId' | 'mayHaveBeenSent'>, request: { paymentId?: string, callerRef?: string }, proveSigned: () => Promise<Refusal | undefined>): Promise<X402Claim | Refusal | Redelivery> {
+  async function claim (base: Omit<X402Claim, 'claimId' | 'mayHaveBeenSent'>, request: { paymentId?: string, callerRef?: string }, proveSigned: () => Promise<Refusal | undefined>): Promise<Held<X402Claim> | Refusal | Redelivery> {
     const claimId = randomUUID()
     const { signature, service, payer, amount, resource } = base
     const result = await claims.claim({ signature, claimId, flow: 'x402', service, payer, amount, resource, leaseMs: options.leaseMs, ...request })
-    if (result.claimed) return { ...base, claimId, onChain: false, mayHaveBeenSent: result.sent }
+    if (result.claimed) return { kind: 'held', payment: { ...base, claimId, onChain: false, mayHaveBeenSent: result.sent } }
     if ('paymentIdHolder' in result) return await answerUnderPaymentId(result.paymentIdHolder, base.requestKey, proveSigned)
-    if (result.status === 'redeemed') return refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
-    if (result.flow !== 'x402') return refusal('PAYMENT_ALREADY_USED', 'This transaction was claimed through the proof headers')
+    if (result.status === 'redeemed') return paymentAlreadyUsed('x402')
+    if (result.flow !== 'x402') return paymentAlreadyUsed('claimed-as-proof')
     return inProgress()
   }
 
@@ -186,7 +185,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
    * A claim taken over from an earlier holder that may have sent the transaction: the chain says
    * where it stands before anything is sent again.
    */
-  async function afterTakeover (held: X402Claim): Promise<X402Claim | Refusal> {
+  async function afterTakeover (held: X402Claim): Promise<Held<X402Claim> | Refusal> {
     let status: ChainStatus
     try {
       status = await chainStatus(rpc, held.signature, commitment)
@@ -194,13 +193,13 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       // The node cannot say: the payment may have moved, so the answer is pending, never "nothing charged".
       return await pending(held)
     }
-    if (status.state === 'landed' || status.state === 'processing') return { ...held, onChain: true }
+    if (status.state === 'landed' || status.state === 'processing') return { kind: 'held', payment: { ...held, onChain: true } }
     if (status.state === 'failed') {
       await claims.discard(held.signature, held.claimId)
-      return refusal('X402_SETTLEMENT_FAILED', `the transaction failed on chain (${status.error.slice(0, 200)}); your tokens did not move`)
+      return settlementFailedOnChain(status.error)
     }
     // Unseen: settle re-sends it; its preflight says whether it can still land.
-    return held
+    return { kind: 'held', payment: held }
   }
 
   /**
@@ -213,14 +212,14 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     const answer = await claims.keptAnswer(named.signature)
     if (answer === undefined) return paymentIdConflict('This payment-identifier bought a delivery that is past its retention')
     if (answer.requestKey !== requestKey) return paymentIdConflict('This payment-identifier bought another request (other resource or arguments)')
-    return await proveSigned() ?? { redelivered: true, answer }
+    return await proveSigned() ?? { kind: 'redelivered', answer }
   }
 
-  async function verifyAndClaim (payload: unknown, service: PaidServiceName, context: X402Request): Promise<X402Claim | Refusal | Redelivery> {
+  async function verifyAndClaim (payload: unknown, service: PaidServiceName, context: X402Request): Promise<Held<X402Claim> | Refusal | Redelivery> {
     // A2A's transport is x402 v2 only: a v1 payload names no resource, so it could not be bound to the skill.
     const expectedVersion = context.flow === 'x402-v1' ? 1 : context.flow === 'x402-v2' || context.flow === 'a2a' ? 2 : undefined
     const read = readPaymentPayload(payload, expectedVersion)
-    if ('rejection' in read) return refusal(read.rejection.code, read.rejection.message)
+    if (read.kind === 'refused') return read
     const input = read.input
     if (input.scheme !== 'exact') return refusal('X402_UNSUPPORTED', `scheme ${input.scheme} is not offered; this merchant takes "exact"`)
     const expectedNetwork = input.x402Version === 1 ? network.v1 : network.v2
@@ -232,11 +231,12 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       const mismatch = resourceMismatch(input.raw, context.resource)
       if (mismatch !== undefined) return mismatch
     }
-    const checked = checkPaymentTransaction(input.transaction, termsOf(service, input.x402Version))
-    if ('rejection' in checked) return refusal(checked.rejection.code, checked.rejection.message)
+    const checked = checkPayloadTransfer(input.transaction, termsOf(service, input.x402Version))
+    if (checked.kind === 'refused') return checked
     const { transfer } = checked
-    const paymentId = input.x402Version === 2 ? readPaymentId(input.raw) : undefined
-    if (typeof paymentId === 'object') return paymentId
+    const named = input.x402Version === 2 ? readPaymentId(input.raw) : undefined
+    if (named?.kind === 'refused') return named
+    const paymentId = named?.id
     // A wallet whose payments keep failing at settlement costs the fee payer: refused before any RPC call.
     const blockedFor = options.payerFailures.blockedFor(transfer.payer)
     if (blockedFor !== undefined) {
@@ -267,18 +267,18 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       const known = await claims.status(base.signature)
       if (known?.status === 'redeemed') {
         return await options.redeliveryOf({ signature: base.signature, requestKey: context.requestKey, paymentId }) ??
-          refusal('PAYMENT_ALREADY_USED', 'This payment already bought a delivery')
+          paymentAlreadyUsed('x402')
       }
       const request = { paymentId, callerRef: context.callerRef }
       if (known !== undefined) {
         // Held elsewhere, or left by a holder that gave up (a pending answer, a failed handler):
         // whoever takes it over asks the chain before anything is sent again.
         const held = await claim(base, request, async () => await verifyExact(transfer, input.x402Version))
-        if (!isX402Claim(held)) return held
-        if (held.mayHaveBeenSent) return await afterTakeover(held)
+        if (held.kind !== 'held') return held
+        if (held.payment.mayHaveBeenSent) return await afterTakeover(held.payment)
         const refused = await verifyExact(transfer, input.x402Version)
         if (refused === undefined) return held
-        await claims.release(held.signature, held.claimId)
+        await claims.release(held.payment.signature, held.payment.claimId)
         return refused
       }
       // A payload the chain would refuse is never claimed (no store write). Its payment-identifier
@@ -296,10 +296,6 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     }
   }
 
-  function isX402Claim (answer: X402Claim | Refusal | Redelivery): answer is X402Claim {
-    return !('refused' in answer) && !('redelivered' in answer)
-  }
-
   function settled (claim: X402Claim): Settled {
     const response: SettleResponse = {
       success: true,
@@ -307,16 +303,13 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       network: (claim.x402Version === 1 ? network.v1 : network.v2) as SettleResponse['network'],
       payer: claim.payer
     }
-    return { receipt: response as unknown as Record<string, unknown> }
+    return { kind: 'settled', receipt: response as unknown as Record<string, unknown> }
   }
 
   /** The transaction may be on its way: the claim is kept (its lease ended) for the retry, which asks the chain. */
   async function pending (claim: X402Claim): Promise<Refusal> {
     await claims.release(claim.signature, claim.claimId)
-    const retryAfterSeconds = Math.max(1, Math.ceil(options.settlementTimeoutMs / 1000))
-    return refusal('X402_SETTLEMENT_PENDING',
-      `The payment ${claim.signature} was sent but is not confirmed yet; retry the same payment after ${retryAfterSeconds} s: it is delivered once it landed, never charged twice`,
-      { retryAfterSeconds })
+    return settlementPending(claim.signature, Math.max(1, Math.ceil(options.settlementTimeoutMs / 1000)))
   }
 
   /** The chain said nothing moved and nothing can: the claim is discarded, the buyer told why. */
@@ -346,19 +339,18 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     return await nothingMoved(claim, refusal('X402_SETTLEMENT_FAILED', `the node refused the transaction before sending it (${sent.detail.slice(0, 200)}); your tokens did not move`))
   }
 
-  /** Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder redeemed (keeping `answer`). */
+  /**
+   * Co-signs as fee payer, sends, confirms: money moves here only. Settled only if this holder
+   * redeemed (keeping `answer`). What the fee payer spent is published once known (the core
+   * publishes the settlement itself).
+   */
   async function settle (claim: X402Claim, answer?: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
-    const startedAt = performance.now()
     const spend: FeePayerSpend = { outcome: 'none' }
-    const result = await settleHoldingSource(claim, spend, answer)
-    publishSettlement({
-      service: claim.service,
-      flow: claim.flow,
-      outcome: result.refused !== true ? 'settled' : result.code === 'X402_SETTLEMENT_PENDING' ? 'pending' : 'failed',
-      durationMs: performance.now() - startedAt,
-      feePayer: spend.outcome === 'none' ? undefined : { outcome: spend.outcome, lamports: spend.outcome === 'refused_at_send' ? 0n : claim.transfer.feeLamports }
-    })
-    return result
+    try {
+      return await settleHoldingSource(claim, spend, answer)
+    } finally {
+      if (spend.outcome !== 'none') publishFeePayerSpend({ outcome: spend.outcome, lamports: spend.outcome === 'refused_at_send' ? 0n : claim.transfer.feeLamports })
+    }
   }
 
   /**
@@ -382,7 +374,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     // From the mark on, money may move, and nothing but the chain frees the claim.
     const marked = await markSentHoldingSource(claim)
     if (marked === 'source-busy') {
-      return refusal('PAYMENT_IN_PROGRESS', 'another payment from the same token account is settling; retry the same payment shortly', { retryAfterSeconds: IN_PROGRESS_RETRY_SECONDS })
+      return paymentInProgress('source-busy')
     }
     if (marked === 'not-held') {
       // Taken over (the release is then a no-op) or its MCP call cancelled (released: nothing moved).
@@ -395,7 +387,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       return result
     } finally {
       // A delivery's redeem ended the hold; every other outcome ends it here.
-      if (result === undefined || result.refused === true) await claims.releaseSource(claim.transfer.source, claim.claimId).catch(() => {})
+      if (result === undefined || result.kind === 'refused') await claims.releaseSource(claim.transfer.source, claim.claimId).catch(() => {})
       sourceWaiters.released(claim.transfer.source)
     }
   }
@@ -411,7 +403,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     const status = await awaitConfirmation(rpc, claim.signature, commitment, options.settlementTimeoutMs)
     if (status.state === 'failed') {
       spend.outcome = 'failed_on_chain'
-      return await nothingMoved(claim, refusal('X402_SETTLEMENT_FAILED', `the transaction failed on chain (${status.error.slice(0, 200)}); your tokens did not move`))
+      return await nothingMoved(claim, settlementFailedOnChain(status.error))
     }
     if (status.state !== 'landed') return await pending(claim)
     spend.outcome = 'delivered'

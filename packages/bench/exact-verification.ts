@@ -11,7 +11,7 @@ import { createRpcClient } from '../../lib/solana/rpc-client.js'
 import { createExactVerification, payerSigned } from '../../lib/x402/exact-verification.js'
 import { createX402Library } from '../../lib/x402/library.js'
 import { x402Network } from '../../lib/x402/networks.js'
-import { checkPaymentTransaction } from '../../lib/x402/transaction-rules.js'
+import { checkPayloadTransfer } from '../../lib/x402/transaction-rules.js'
 import { startChain } from './chain.js'
 
 const PRICE = 50_000n
@@ -41,13 +41,13 @@ try {
     'simulation only': async transaction => (await rpc.simulateTransaction(transaction as never, { sigVerify: false, replaceRecentBlockhash: false, commitment: 'confirmed', encoding: 'base64' }).send()).value.err === null,
     '@x402/svm facilitator': async transaction => (await library.verify({ x402Version: 2, resource: { url: 'http://bench/api' }, accepted: requirement, payload: { transaction } }, requirement)).isValid,
     ours: async transaction => {
-      const checked = checkPaymentTransaction(transaction, terms)
-      return !('rejection' in checked) && (await ours.verify(checked.transfer, 2)).isValid
+      const checked = checkPayloadTransfer(transaction, terms)
+      return checked.kind === 'checked' && (await ours.verify(checked.transfer, 2)).isValid
     },
     // What ours adds to the simulation, without it: the rules and the payer's signature.
     'ours, no simulation': async transaction => {
-      const checked = checkPaymentTransaction(transaction, terms)
-      return !('rejection' in checked) && payerSigned(checked.transfer)
+      const checked = checkPayloadTransfer(transaction, terms)
+      return checked.kind === 'checked' && payerSigned(checked.transfer)
     }
   }
   const names = Object.keys(verifiers)

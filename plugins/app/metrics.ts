@@ -8,8 +8,9 @@ import { createMetricsServer, metricsTokenAccepted } from '../../lib/metrics/met
 
 /**
  * Prometheus metrics, observed from outside the code they measure: a response hook for requests
- * and payments, the store's timings (it is built timed, plugins/app/store.ts), and the
- * diagnostics channels lib/ publishes on (RPC calls, registry reads, settlements). Off unless
+ * and the 402 challenges, the store's timings (it is built timed, plugins/app/store.ts), and the
+ * diagnostics channels lib/ publishes on (RPC calls, registry reads, and the delivery core's
+ * payment attempts and settlements from every door, the fee payer's spend). Off unless
  * METRICS_ENABLED; then served on METRICS_PORT (its own listener) or at /metrics on the main port
  * behind METRICS_TOKEN. The metrics themselves are made earlier (plugins/app/metrics-registry.ts).
  */
@@ -21,24 +22,14 @@ export default fp(async (fastify) => {
     metrics.request({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: reply.statusCode }, reply.elapsedTime)
   })
 
-  // Paid routes: the outcome of each payment, carried on the request (the delivery's, or the
-  // code the request was answered with before any claim).
-  const countPayment = (service: string): onResponseAsyncHookHandler => async (request) => {
-    const payment = request.payment
-    if (payment !== undefined) {
-      metrics.attempt(service, payment.payment.flow, payment.outcome)
-      if (payment.payment.flow === 'proof' && payment.outcome === 'DELIVERED') metrics.settlement(service, 'proof', 'settled')
-      return
-    }
-    const code = request.outcome
-    if (code === undefined) return
-    if (code === 'PAYMENT_REQUIRED') metrics.challenge(service)
-    else metrics.attempt(service, 'proof', code)
+  // Paid routes: the 402s to requests without payment (payments themselves are the core's events).
+  const countChallenge = (service: string): onResponseAsyncHookHandler => async (request) => {
+    if (request.payment === undefined && request.outcome === 'PAYMENT_REQUIRED') metrics.challenge(service)
   }
   fastify.addHook('onRoute', (route) => {
     const service = route.config?.paidService
     if (service === undefined) return
-    route.onResponse = [...hookList(route.onResponse), countPayment(service)]
+    route.onResponse = [...hookList(route.onResponse), countChallenge(service)]
   })
 
   if (config.metricsPort !== undefined) {

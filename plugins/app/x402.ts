@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { ConfigError } from '../../config.js'
 import { createRedelivery } from '../../lib/delivery/redelivery.js'
 import { loadKeypairWithNodeKey, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
-import { createFeePayerMonitor, ensureMerchantTokenAccount, type FeePayerState } from '../../lib/x402/fee-payer.js'
+import { createFeePayerMonitor, ensureMerchantTokenAccount, watchFeePayerBalance, type FeePayerState } from '../../lib/x402/fee-payer.js'
 import { x402Network } from '../../lib/x402/networks.js'
 import { createPayerFailureBudget } from '../../lib/x402/payer-failures.js'
 import { keepMerchantTokenAccount } from '../../lib/x402/token-account-keeper.js'
@@ -63,20 +63,13 @@ export default fp(async (fastify) => {
   })
 
   const monitor = createFeePayerMonitor({ rpc: solana.rpc, address: feePayer.address, minLamports: BigInt(config.X402_FEE_PAYER_MIN_LAMPORTS), log: fastify.log })
-  let lastBalanceCheck = 0
-  const checkBalance = () => {
-    lastBalanceCheck = Date.now()
-    monitor.check().catch(() => {})
-  }
+  // Read again after the fee payer spent on a settlement (at most every BALANCE_AFTER_SETTLE_MS), and every minute.
+  const balanceWatch = watchFeePayerBalance({ read: async () => await monitor.check(), minIntervalMs: BALANCE_AFTER_SETTLE_MS })
 
   fastify.decorate('x402', {
     paymentRequired: payments.paymentRequired,
     verifyAndClaim: payments.verifyAndClaim,
-    async settle (claim, answer) {
-      const result = await payments.settle(claim, answer)
-      if (Date.now() - lastBalanceCheck > BALANCE_AFTER_SETTLE_MS) checkBalance()
-      return result
-    },
+    settle: payments.settle,
     network,
     feePayer: { address: feePayer.address, state: monitor.state }
   })
@@ -84,12 +77,11 @@ export default fp(async (fastify) => {
   // Neither check holds up the start: an unreachable RPC or an unfunded fee payer only delays
   // the standard flow, never the service.
   // A first read that failed (a node slow at start) is tried again soon rather than at the next minute.
-  const firstCheck = () => { monitor.check().then(state => { if (state === 'unchecked' && !closed) firstTimer = setTimeout(firstCheck, FIRST_CHECK_RETRY_MS).unref() }, () => {}) }
+  const firstCheck = () => { balanceWatch.check().then(state => { if (state === 'unchecked' && !closed) firstTimer = setTimeout(firstCheck, FIRST_CHECK_RETRY_MS).unref() }, () => {}) }
   let firstTimer: NodeJS.Timeout | undefined
   let closed = false
-  lastBalanceCheck = Date.now()
   firstCheck()
-  const balanceTimer = setInterval(checkBalance, BALANCE_CHECK_MS).unref()
+  const balanceTimer = setInterval(() => { balanceWatch.check().catch(() => {}) }, BALANCE_CHECK_MS).unref()
   const tokenAccount = keepMerchantTokenAccount({
     ensure: async () => await ensureMerchantTokenAccount({ rpc: solana.rpc, feePayer, payTo: config.paymentAddress, mint: config.paymentMint, timeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS }),
     balance: async () => {
@@ -101,6 +93,7 @@ export default fp(async (fastify) => {
   })
   fastify.addHook('onClose', async () => {
     closed = true
+    balanceWatch.stop()
     clearInterval(balanceTimer)
     clearTimeout(firstTimer)
     tokenAccount.stop()

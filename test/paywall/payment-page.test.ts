@@ -4,7 +4,7 @@ import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/t
 import t from 'tap'
 import { buildPaywall } from '../../scripts/build-paywall.js'
 import { wantsHtml } from '../../lib/paywall/accept.js'
-import { checkPaymentTransaction } from '../../lib/x402/transaction-rules.js'
+import { checkPayloadTransfer } from '../../lib/x402/transaction-rules.js'
 import { PREPARED_COMPUTE_UNIT_LIMIT } from '../../lib/x402/prepare-payment.js'
 import { build } from '../helper.js'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
@@ -126,9 +126,9 @@ t.test('a merchant with the payment page', async t => {
     t.ok(Object.values(transaction.signatures).every(signature => signature === null), 'it signs nothing')
     const [merchantAta] = await findAssociatedTokenPda({ owner: paid.merchant.address, mint: paid.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS })
     const signed = await signAsBuyer(prepared.transaction, buyer)
-    const checked = checkPaymentTransaction(signed, { feePayer: feePayer.address, mint: paid.mint, amount: PRICE, destinations: { token: merchantAta, token2022: merchantAta }, maxPriorityFeeLamports: 10_000n, x402Version: 2 })
-    t.ok('transfer' in checked, 'our rules accept it')
-    if ('transfer' in checked) {
+    const checked = checkPayloadTransfer(signed, { feePayer: feePayer.address, mint: paid.mint, amount: PRICE, destinations: { token: merchantAta, token2022: merchantAta }, maxPriorityFeeLamports: 10_000n, x402Version: 2 })
+    t.equal(checked.kind, 'checked', 'our rules accept it')
+    if (checked.kind === 'checked') {
       t.equal(checked.transfer.payer, buyer.address)
       t.equal(checked.transfer.amount, PRICE)
       t.ok(checked.transfer.feeLamports <= 10_000n + BigInt(PREPARED_COMPUTE_UNIT_LIMIT))

@@ -2,7 +2,8 @@ import t from 'tap'
 import { errorBody } from '../../../lib/errors/error-body.js'
 import { PAID_SERVICES } from '../../../lib/payment/catalog.js'
 import { createChallengeBodies, spliceAroundResource } from '../../../lib/payment/challenge.js'
-import { paymentRequirement, paymentRequiredRejection, type MerchantTerms } from '../../../lib/payment/requirements.js'
+import { refusal, type Refusal } from '../../../lib/delivery/refusal.js'
+import { paymentRequirement, paymentRequiredRefusal, type MerchantTerms } from '../../../lib/payment/requirements.js'
 
 const TERMS: MerchantTerms = {
   x402Network: 'solana-devnet',
@@ -17,16 +18,16 @@ const TERMS: MerchantTerms = {
 const service = PAID_SERVICES['analyze-token']
 
 /** What the challenge was before it was spliced: the whole body through JSON.stringify. */
-function stringified (requestId: string, resource: string, rejection = paymentRequiredRejection(service), statusCode = 402): string {
+function stringified (requestId: string, resource: string, refused: Refusal = paymentRequiredRefusal(service)): string {
   return JSON.stringify({
-    ...errorBody({ id: requestId }, statusCode, rejection.code, rejection.message, rejection.details),
+    ...errorBody({ id: requestId }, refused.statusCode, refused.code, refused.message, refused.details),
     x402Version: 1,
     accepts: [paymentRequirement(TERMS, service, resource)]
   })
 }
 
 t.test('the spliced challenge is byte for byte the body JSON.stringify makes', async t => {
-  const bodies = createChallengeBodies(paymentRequirement(TERMS, service, ''), paymentRequiredRejection(service))
+  const bodies = createChallengeBodies(paymentRequirement(TERMS, service, ''), paymentRequiredRefusal(service))
   const resources = [
     'http://127.0.0.1:3000/api/analyze-token/So11111111111111111111111111111111111111112',
     'https://merchant.example/api/analyze-token/x?q="quoted"&b=\\back\\slash',
@@ -47,17 +48,17 @@ t.test('the spliced challenge is byte for byte the body JSON.stringify makes', a
 })
 
 t.test('refusals keep their code, message, details and status, with the requirements again', async t => {
-  const bodies = createChallengeBodies(paymentRequirement(TERMS, service, ''), paymentRequiredRejection(service))
+  const bodies = createChallengeBodies(paymentRequirement(TERMS, service, ''), paymentRequiredRefusal(service))
   const resource = 'http://merchant.example/api/analyze-token/abc'
   const refusals = [
-    { rejection: { code: 'INVALID_PAYMENT_HEADER' as const, message: 'x-payment-wallet is missing', details: { invalidHeaders: ['x-payment-wallet'] } }, statusCode: 402 },
-    { rejection: { code: 'PAYMENT_IN_PROGRESS' as const, message: 'being verified', details: { retryAfterSeconds: 2 } }, statusCode: 409 },
-    { rejection: { code: 'PAYMENT_NOT_FOUND' as const, message: 'no such "transaction"' }, statusCode: 402 }
+    refusal('INVALID_PAYMENT_HEADER', 'x-payment-wallet is missing', { details: { invalidHeaders: ['x-payment-wallet'] } }),
+    refusal('PAYMENT_IN_PROGRESS', 'being verified', { details: { retryAfterSeconds: 2 } }),
+    refusal('PAYMENT_NOT_FOUND', 'no such "transaction"')
   ]
-  for (const { rejection, statusCode } of refusals) {
-    const body = bodies.refused(rejection, statusCode, 'req-7', resource)
-    t.equal(body, stringified('req-7', resource, rejection, statusCode), rejection.code)
-    t.match(JSON.parse(body), { statusCode, code: rejection.code, requestId: 'req-7', x402Version: 1, accepts: [{ resource }] })
+  for (const refused of refusals) {
+    const body = bodies.refused(refused, 'req-7', resource)
+    t.equal(body, stringified('req-7', resource, refused), refused.code)
+    t.match(JSON.parse(body), { statusCode: refused.statusCode, code: refused.code, requestId: 'req-7', x402Version: 1, accepts: [{ resource }] })
   }
 })
 

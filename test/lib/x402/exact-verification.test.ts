@@ -30,11 +30,11 @@ import { createRpcClient } from '../../../lib/solana/rpc-client.js'
 import { createExactVerification } from '../../../lib/x402/exact-verification.js'
 import { createX402Library } from '../../../lib/x402/library.js'
 import { x402Network } from '../../../lib/x402/networks.js'
-import { checkPaymentTransaction, MEMO_PROGRAM, priorityFeeLamports, type PaymentTerms } from '../../../lib/x402/transaction-rules.js'
+import { checkPayloadTransfer, MEMO_PROGRAM, priorityFeeLamports, type PaymentTerms } from '../../../lib/x402/transaction-rules.js'
 import type { ErrorCode } from '../../../lib/errors/error-codes.js'
 import { computeUnitLimit, computeUnitPrice } from '../../fixtures/x402-payment.js'
 
-// Differential test of our `exact` verification (checkPaymentTransaction, then the payer's
+// Differential test of our `exact` verification (checkPayloadTransfer, then the payer's
 // signature and the simulation of exact-verification.ts) against @x402/svm's facilitator, its
 // oracle: both judge the same generated payloads, over the same RPC client and the same local
 // chain (its clock frozen, so both simulations get the same answers).
@@ -260,8 +260,8 @@ t.test('our exact verification never accepts what @x402/svm refuses, and refuses
       ? requirementV2
       : { scheme: 'exact', network: network.v1, maxAmountRequired: requirementV2.amount, resource: 'http://merchant.test/api/x', description: 'x', mimeType: 'application/json', payTo: merchant.address, maxTimeoutSeconds: 60, asset: mint, extra: { feePayer: feePayer.address } }
     const theirs = await library.verify(payload, requirement)
-    const checked = checkPaymentTransaction(built.transaction, await terms(mint, spec.x402Version))
-    const our = 'rejection' in checked ? { isValid: false as const, code: checked.rejection.code } : await ours.verify(checked.transfer, spec.x402Version)
+    const checked = checkPayloadTransfer(built.transaction, await terms(mint, spec.x402Version))
+    const our = checked.kind === 'refused' ? { isValid: false as const, code: checked.code } : await ours.verify(checked.transfer, spec.x402Version)
     tally.judged++
     if (our.isValid) {
       if (!theirs.isValid) throw new Error(`ours accepts what the library refuses (${theirs.invalidReason ?? ''} ${theirs.invalidMessage ?? ''})`)

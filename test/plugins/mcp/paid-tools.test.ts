@@ -10,6 +10,7 @@ import t from 'tap'
 import { PRICE_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
 import { PriceRecord, PriceResponse } from '../../../schemas/price.js'
 import { proofHeaders } from '../../fixtures/paid-chain.js'
+import { toolRefusal } from '../../../client/mcp.js'
 import { connectMcp } from '../../fixtures/mcp-client.js'
 import { startX402Merchant } from '../../fixtures/x402-merchant.js'
 import { sqliteOf } from '../../helper.js'
@@ -56,6 +57,8 @@ t.test('unpaid: the x402 PaymentRequired as an error result, the same terms as H
   t.equal(result.isError, true)
   const required = structured(result)
   t.match(required, { x402Version: 2, resource: { url: 'mcp://tool/fetch_price', mimeType: 'application/json' } })
+  t.match(required, { code: 'PAYMENT_REQUIRED', error: /^PAYMENT_REQUIRED: fetch_price is paid/ }, 'why, as a field and as text for people')
+  t.notOk('retryAfterSeconds' in required, 'nothing to wait for')
   t.same(JSON.parse((result.content[0] as { text: string }).text), required, 'content[0].text is the same object as JSON')
   t.match(required.accepts[0], { scheme: 'exact', network: DEVNET, amount: '50000', asset: m.paid.mint, payTo: m.paid.merchant.address, extra: { feePayer: m.feePayer.address } })
 
@@ -97,7 +100,8 @@ t.test('paid with the official x402 client: the document, the receipt in _meta, 
   t.test('replayed: refused with the reason, nothing moves', async t => {
     const again = await call('fetch_price', { token: 'SOL', vs: 'USDC' }, payload)
     t.equal(again.isError, true)
-    t.match(structured(again), { x402Version: 2, error: /^PAYMENT_ALREADY_USED: /, accepts: [{ amount: '50000' }] })
+    t.match(structured(again), { x402Version: 2, code: 'PAYMENT_ALREADY_USED', error: /^PAYMENT_ALREADY_USED: /, accepts: [{ amount: '50000' }] })
+    t.same(toolRefusal(structured(again)), { code: 'PAYMENT_ALREADY_USED', retryAfterSeconds: undefined, reason: structured(again).error }, 'the client reads the fields')
     t.same(await balances(buyer), after)
   })
 
@@ -166,7 +170,7 @@ t.test('settlement fails after the tool ran: the PaymentRequired with the reason
   // The node refuses the send at preflight (-32002): nothing was forwarded, so the settlement failed
   // at once (not pending), with the reason, no document, and nothing moved.
   const settlementError = /^X402_SETTLEMENT_FAILED: /
-  t.match(structured(result), { x402Version: 2, error: settlementError, accepts: [{ amount: '50000' }] })
+  t.match(structured(result), { x402Version: 2, code: 'X402_SETTLEMENT_FAILED', error: settlementError, accepts: [{ amount: '50000' }] })
   t.notOk('data' in structured(result), 'the price is withheld')
   t.notOk(result._meta?.['x402/payment-response'])
   t.equal(await m.merchantBalance(), before, 'nothing reached the merchant')
@@ -217,7 +221,11 @@ t.test('the same payment sent twice at once: one delivery, one settlement', asyn
     other.callTool({ name: 'fetch_price', arguments: { token: 'SOL' }, _meta: { 'x402/payment': payload } }) as Promise<CallToolResult>
   ])
   t.equal(results.filter(r => r.isError !== true).length, 1, 'exactly one delivered')
-  t.match(structured(results.find(r => r.isError === true)!), { error: /^(PAYMENT_IN_PROGRESS|PAYMENT_ALREADY_USED): / })
+  const loser = structured(results.find(r => r.isError === true)!)
+  t.match(loser, { code: /^(PAYMENT_IN_PROGRESS|PAYMENT_ALREADY_USED)$/, error: /^(PAYMENT_IN_PROGRESS|PAYMENT_ALREADY_USED): / })
+  t.equal(loser.error.startsWith(`${loser.code as string}: `), true, 'the field and the text say the same')
+  // In progress: the field says when to send the same payment again, as Retry-After does on HTTP.
+  if (loser.code === 'PAYMENT_IN_PROGRESS') t.equal(toolRefusal(loser).retryAfterSeconds, 1)
   t.equal(await m.merchantBalance() - before, PRICE, 'paid once')
 })
 
