@@ -1,6 +1,5 @@
-import { THRESHOLDS } from './risk-weights.js'
+import { THRESHOLDS, type Finding } from './risk-weights.js'
 import type { MarketRead } from './market.js'
-import type { Finding } from './score.js'
 import type { SellRead } from './sell-check.js'
 
 const usd = (value: number) => `$${Math.round(value).toLocaleString('en-US')}`

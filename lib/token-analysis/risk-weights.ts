@@ -109,3 +109,11 @@ export const THRESHOLDS = {
 
 export const MIN_SCORE = 1
 export const MAX_SCORE = 100
+
+/** One risk found in a token: its rule, the words its message is filled with, and who holds the power it is about. */
+export interface Finding {
+  code: RiskCode
+  params: Record<string, string | number>
+  /** Addresses holding the power the finding is about; the heaviest holder's kind sets the weight. */
+  holders?: string[]
+}

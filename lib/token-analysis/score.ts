@@ -7,7 +7,7 @@ import type { MarketRead } from './market.js'
 import { marketFindings, sellFindings } from './market-risks.js'
 import type { SellRead } from './sell-check.js'
 import type { TransferSimulationRead } from './transfer-simulation.js'
-import { MAX_SCORE, MIN_SCORE, RISK_RULES, THRESHOLDS, type RiskCode } from './risk-weights.js'
+import { MAX_SCORE, MIN_SCORE, RISK_RULES, THRESHOLDS, type Finding } from './risk-weights.js'
 
 /** Everything the risks are judged from: the mint as read, its metadata, its holders. */
 export interface RiskFacts {
@@ -28,13 +28,6 @@ export interface RiskFacts {
   powers?: AuthorityPowerBody[]
   /** The native mint (wrapped SOL): no mint authority, and its supply field is not its supply. */
   nativeMint?: boolean
-}
-
-export interface Finding {
-  code: RiskCode
-  params: Record<string, string | number>
-  /** Addresses holding the power the finding is about; the heaviest holder's kind sets the weight. */
-  holders?: string[]
 }
 
 type FeeSchedule = Extract<TokenExtensionBody, { type: 'transfer_fee' }>['newer_fee']
