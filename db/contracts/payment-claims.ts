@@ -27,7 +27,7 @@ export interface ClaimRequest {
 
 /** The answer a redeem keeps for re-delivery: the bytes the buyer paid for, with the receipt. */
 export interface AnswerToKeep {
-  /** What was bought: method, resource and arguments, hashed (lib/delivery/request-key.ts). */
+  /** What was bought: method, resource and arguments, hashed (lib/contract/request-key.ts). */
   requestKey: string
   status: number
   contentType: string

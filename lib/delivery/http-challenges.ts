@@ -6,7 +6,7 @@ import { createChallengeBodies, type ChallengeBodies } from '../payment/challeng
 import { paymentRequirement, paymentRequiredRefusal, type MerchantTerms } from '../payment/requirements.js'
 import { withHttpDiscovery } from '../x402/discovery-extension.js'
 import { encodeHeaderJson, X402_HEADERS } from '../x402/payment-headers.js'
-import { refusalHeaders, type Refusal } from './refusal.js'
+import { refusalHeaders, type Refusal } from '../contract/refusal.js'
 
 /** An answer as the HTTP door sends it: the status, its headers and the JSON text of the body. */
 export interface HttpAnswer {

@@ -1,31 +1,10 @@
 import type { AuditFlow, AuditLog } from '../../db/contracts/audit-log.js'
-import type { AnswerToKeep, KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claims.js'
+import type { KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claims.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { loggableError } from '../errors/loggable-error.js'
 import { publishAttempt, publishSettlement } from '../metrics/events.js'
-import { internalError, paymentInProgress, refusalOf, type Refusal } from './refusal.js'
-
-/** A verified payment this request holds in the claim store: what every payment method hands the core. */
-export interface HeldPayment {
-  signature: string
-  claimId: string
-  /** The token owner who paid. */
-  payer: string
-  /** Base units the merchant receives. */
-  amount: bigint
-  service: PaidServiceName
-  flow: AuditFlow
-  /** The resource as stored (path and query, or the tool's URL). */
-  resource: string
-  /** What was bought: method, resource and arguments (request-key.ts). */
-  requestKey: string
-}
-
-/** A payment method's verdict on a payment it verified and claimed for this request: the core begins its delivery. */
-export interface Held<P extends HeldPayment = HeldPayment> {
-  kind: 'held'
-  payment: P
-}
+import type { HeldPayment, Settled, SettlePayment } from '../contract/held-payment.js'
+import { internalError, paymentInProgress, refusalOf, type Refusal } from '../contract/refusal.js'
 
 /** The answer a door is about to deliver, kept with the payment when it is redeemed. */
 export interface AnswerDraft {
@@ -33,19 +12,6 @@ export interface AnswerDraft {
   contentType: string
   body: string
 }
-
-/** What a delivered payment hands back to its door: the receipt its wire format carries. */
-export interface Settled {
-  kind: 'settled'
-  receipt: Record<string, unknown>
-}
-
-/**
- * How a payment method turns a held payment into money received: the proof headers redeem (the
- * money moved before); x402 marks the claim sent, sends, waits for the chain, then redeems.
- * Either way it answers Settled only if this holder redeemed the claim.
- */
-export type SettlePayment = (answer?: Omit<AnswerToKeep, 'receipt'>) => Promise<Settled | Refusal>
 
 export interface DeliveryCoreOptions {
   claims: PaymentClaims

@@ -1,5 +1,5 @@
 import { errorBody } from '../errors/error-body.js'
-import type { Refusal } from '../delivery/refusal.js'
+import type { Refusal } from '../contract/refusal.js'
 
 // Stands for the resource URL while a requirement is serialised once; split out afterwards.
 const RESOURCE_MARK = '\u0000resource\u0000'

@@ -1,7 +1,7 @@
 import type { Address, Signature } from '@solana/kit'
 import { isBase58Address, isBase58OfLength } from '../solana/base58.js'
 import { PAYMENT_HEADERS } from './headers.js'
-import { refusal, type Refusal } from '../delivery/refusal.js'
+import { refusal, type Refusal } from '../contract/refusal.js'
 
 /** A proof whose headers decoded: a 64-byte signature and a 32-byte address, branded as kit's types. */
 export interface PaymentProof {

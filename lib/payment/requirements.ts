@@ -1,6 +1,6 @@
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidService } from './catalog.js'
 import { PAYMENT_HEADERS } from './headers.js'
-import { refusal, type Refusal } from '../delivery/refusal.js'
+import { refusal, type Refusal } from '../contract/refusal.js'
 
 export interface MerchantTerms {
   x402Network: string

@@ -1,6 +1,6 @@
 import { formatTokenAmount } from './catalog.js'
 import type { OwnerMultisig } from './owner-multisig.js'
-import { refusal, type Refusal } from '../delivery/refusal.js'
+import { refusal, type Refusal } from '../contract/refusal.js'
 
 /** The parts of a getTransaction (encoding "json") result the check reads. */
 export interface PaymentTransaction {

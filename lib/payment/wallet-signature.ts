@@ -2,7 +2,7 @@ import {
   createSignableMessage, getBase58Decoder, getBase58Encoder, getPublicKeyFromAddress, getUtf8Encoder, isMessagePartialSigner, verifySignature,
   type Address, type SignatureBytes, type TransactionSigner
 } from '@solana/kit'
-import { refusal, type Refusal } from '../delivery/refusal.js'
+import { refusal, type Refusal } from '../contract/refusal.js'
 import { isBase58OfLength } from '../solana/base58.js'
 import { PAYMENT_HEADERS } from './headers.js'
 

@@ -1,4 +1,4 @@
-import type { PaymentErrorCode } from '../payment/payment-error.js'
+import type { PaymentErrorCode } from '../contract/payment-error.js'
 
 /**
  * The library's invalidReason strings (@x402/svm exact facilitator, v1 and v2) mapped to our stable

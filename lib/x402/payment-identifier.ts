@@ -1,6 +1,6 @@
 import type { PaymentPayload } from '@x402/core/types'
 import { declarePaymentIdentifierExtension, extractAndValidatePaymentIdentifier, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier'
-import { refusal, type Refusal } from '../delivery/refusal.js'
+import { refusal, type Refusal } from '../contract/refusal.js'
 
 /**
  * x402's payment-identifier extension: the buyer names its purchase with an id (16–128 of

@@ -1,4 +1,4 @@
-import { refusal, type Refusal } from '../delivery/refusal.js'
+import { refusal, type Refusal } from '../contract/refusal.js'
 
 /**
  * Far above any Solana transaction (1,232 bytes on the wire) with the extensions a client echoes

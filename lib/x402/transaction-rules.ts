@@ -1,8 +1,8 @@
 import type { Address } from '@solana/kit'
 import { base58Text, keyBytes } from '../solana/base58.js'
 import { messageVersionOf, readWireTransaction, sameKey, type WireTransaction } from '../solana/wire-transaction.js'
-import { refusal, type Refusal } from '../delivery/refusal.js'
-import type { PaymentErrorCode } from '../payment/payment-error.js'
+import { refusal, type Refusal } from '../contract/refusal.js'
+import type { PaymentErrorCode } from '../contract/payment-error.js'
 
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111'
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'

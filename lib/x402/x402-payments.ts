@@ -5,12 +5,12 @@ import type { PaymentRequired, PaymentRequirements, SettleResponse } from '@x402
 import type { PaymentClaims, PaymentIdHolder, SendMarkResult } from '../../db/contracts/payment-claims.js'
 import {
   feePayerUnfunded, paymentAlreadyUsed, paymentIdConflict, paymentInProgress, refusal, refusalOf, settlementFailedOnChain, settlementPending, type Refusal
-} from '../delivery/refusal.js'
-import type { Held, HeldPayment, SettlePayment, Settled } from '../delivery/paid-delivery.js'
-import type { Redelivery, RedeliveryOf } from '../delivery/redelivery.js'
+} from '../contract/refusal.js'
+import type { Held, HeldPayment, SettlePayment, Settled } from '../contract/held-payment.js'
+import type { Redelivery, RedeliveryOf } from '../contract/redelivery.js'
 import type { Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, type PaidServiceName } from '../payment/catalog.js'
-import { storedResource } from '../payment/stored-resource.js'
+import { storedResource } from '../contract/stored-resource.js'
 import { publishFeePayerSpend } from '../metrics/events.js'
 import { rpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
@@ -78,7 +78,7 @@ export interface X402Request {
   /** The URL (or tool URL) being bought: a v2 payload must name it. */
   resource: string
   flow: X402ClaimFlow
-  /** Method, resource and arguments (lib/delivery/request-key.ts). */
+  /** Method, resource and arguments (lib/contract/request-key.ts). */
   requestKey: string
   /** MCP: names the call, so its cancel notice can find the claim. */
   callerRef?: string

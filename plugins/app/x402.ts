@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { ConfigError } from '../../config.js'
-import { createRedelivery } from '../../lib/delivery/redelivery.js'
+import { createRedelivery } from '../../lib/contract/redelivery.js'
 import { loadKeypairWithNodeKey, resolveMerchantAddress } from '../../lib/solana/keypair-file.js'
 import { createFeePayerMonitor, ensureMerchantTokenAccount, watchFeePayerBalance, type FeePayerState } from '../../lib/x402/fee-payer.js'
 import { x402Network } from '../../lib/x402/networks.js'

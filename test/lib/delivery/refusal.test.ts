@@ -5,7 +5,7 @@ import t from 'tap'
 import {
   FEE_PAYER_UNFUNDED_RETRY_SECONDS, feePayerUnfunded, IN_PROGRESS_RETRY_SECONDS, paymentAlreadyUsed, paymentInProgress, refusal, refusalHeaders,
   refusalOf, refusalText, settlementFailedOnChain, settlementPending
-} from '../../../lib/delivery/refusal.js'
+} from '../../../lib/contract/refusal.js'
 import { AppError } from '../../../lib/errors/app-error.js'
 import { readPaymentProof } from '../../../lib/payment/proof-headers.js'
 import { checkLandedPayment, type PaymentTransaction } from '../../../lib/payment/verify-transaction.js'
@@ -116,5 +116,5 @@ t.test('one carrier and one test: no other shape of "refused" is built or tested
 t.test('each shared message is written once: the in-progress and already-used refusals are built in refusal.ts only', async t => {
   const built = /refusal\('(PAYMENT_IN_PROGRESS|PAYMENT_ALREADY_USED|X402_FEE_PAYER_UNFUNDED|X402_SETTLEMENT_PENDING|PAYMENT_ID_CONFLICT)'/
   const builders = [...sources('lib'), ...sources('plugins')].filter(file => built.test(readFileSync(file, 'utf8'))).map(file => relative(PROJECT_ROOT, file))
-  t.same(builders, ['lib/delivery/refusal.ts'])
+  t.same(builders, ['lib/contract/refusal.ts'])
 })

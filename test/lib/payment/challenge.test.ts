@@ -2,7 +2,7 @@ import t from 'tap'
 import { errorBody } from '../../../lib/errors/error-body.js'
 import { PAID_SERVICES } from '../../../lib/payment/catalog.js'
 import { createChallengeBodies, spliceAroundResource } from '../../../lib/payment/challenge.js'
-import { refusal, type Refusal } from '../../../lib/delivery/refusal.js'
+import { refusal, type Refusal } from '../../../lib/contract/refusal.js'
 import { paymentRequirement, paymentRequiredRefusal, type MerchantTerms } from '../../../lib/payment/requirements.js'
 
 const TERMS: MerchantTerms = {
