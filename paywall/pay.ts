@@ -1,6 +1,6 @@
 import type { Wallet, WalletAccount } from '@wallet-standard/base'
 import { delivered, el } from './outcome.js'
-import { formatTokenAmount } from '../lib/payment/token-amount.js'
+import { formatTokenAmount } from '../lib/solana/token-amount.js'
 import { readPageData } from './page-data.js'
 import { chosenRequirement, fromBase64, MerchantRefusal, newPaymentId, pay, paymentHeader, prepare, refusalOf, type Prepared } from './payment.js'
 import { connect, NotSigned, signTransaction, watchWallets } from './wallets.js'

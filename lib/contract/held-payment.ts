@@ -1,6 +1,5 @@
 import type { AuditFlow } from '../../db/contracts/audit-log.js'
 import type { AnswerToKeep } from '../../db/contracts/payment-claims.js'
-import type { Product } from '../catalogue/product.js'
 import type { Refusal } from './refusal.js'
 
 /** A verified payment this request holds in the claim store: what every payment method hands the core. */
@@ -11,8 +10,8 @@ export interface HeldPayment {
   payer: string
   /** Base units the merchant receives. */
   amount: bigint
-  /** The product bought (its name in the catalogue). */
-  service: Product['name']
+  /** The product bought: its name in the catalogue (lib/catalogue/). */
+  service: string
   flow: AuditFlow
   /** The resource as stored (path and query, or the tool's URL). */
   resource: string

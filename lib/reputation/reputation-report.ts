@@ -1,7 +1,7 @@
 import type { LatencyBucket, ReputationFigures, ReputationQueries } from '../../db/contracts/reputation-queries.js'
 import type { ReputationBody, ReputationWindowName } from '../../schemas/reputation.js'
 import { CATALOGUE } from '../catalogue/catalogue.js'
-import { formatTokenAmount } from '../payment/catalog.js'
+import { formatTokenAmount } from '../solana/token-amount.js'
 
 const DAY_MS = 86_400_000
 

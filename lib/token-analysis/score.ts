@@ -1,7 +1,7 @@
 import type { Address } from '@solana/kit'
 import type { AuthorityPowerBody, RiskBody, TokenExtensionBody, TokenIssuerBody, TokenMetadataBody } from '../../schemas/token-analysis.js'
 import { describeHolder, holderShare, weighFor } from './authority-weights.js'
-import { formatTokenAmount } from '../payment/catalog.js'
+import { formatTokenAmount } from '../solana/token-amount.js'
 import { isAtLeast, largestAmount, percentOf, topAmount, type HolderRead } from './holders.js'
 import type { MarketRead } from './market.js'
 import { marketFindings, sellFindings } from './market-risks.js'
