@@ -6,7 +6,7 @@ import { Manifest } from '../../schemas/manifest.js'
 import { ToolPaymentRequired } from '../../schemas/mcp.js'
 import { RegistryListing, RegistryQuery } from '../../schemas/registry.js'
 import { Reputation, ReputationQuery } from '../../schemas/reputation.js'
-import { selfContainedSchema } from './json-schema.js'
+import { selfContainedSchema } from '../../schemas/self-contained.js'
 
 interface ToolEntry {
   title: string

@@ -8,7 +8,7 @@ import {
 } from '@x402/extensions/bazaar'
 import { CATALOGUE, fillPath, toolInput } from '../catalogue/catalogue.js'
 import type { Product } from '../catalogue/product.js'
-import { selfContainedSchema } from '../mcp/json-schema.js'
+import { selfContainedSchema } from '../../schemas/self-contained.js'
 import { MODELS } from '../../schemas/index.js'
 
 /**

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
-import { selfContainedSchema } from '../../../lib/mcp/json-schema.js'
+import { selfContainedSchema } from '../../../schemas/self-contained.js'
 import { createOriginPolicy, parseOriginList } from '../../../lib/mcp/origin-policy.js'
 import { listTools } from '../../../lib/mcp/tool-catalog.js'
 import { ref } from '../../../schemas/ref.js'
