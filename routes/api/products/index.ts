@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import { pathParameters } from '../../../lib/catalogue/catalogue.js'
 import type { Product, ProductInput, ProductServices } from '../../../lib/catalogue/product.js'
-import { passTemplateProbe } from '../../../lib/http/template-probe.js'
+import { passTemplateProbe } from './template-probe.js'
 import { PaymentRequired, PROOF_HEADERS } from '../../../schemas/payment.js'
 import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredResponse } from '../../../schemas/responses.js'
 
@@ -25,7 +25,7 @@ function registerProduct (fastify: FastifyInstance, product: Product, services: 
 
   /**
    * Validation failures are thrown here, but for a crawler's request of the template itself
-   * (`%7Bparam%7D`), which gets the 402 with the terms (lib/http/template-probe.ts).
+   * (`%7Bparam%7D`), which gets the 402 with the terms (routes/api/products/template-probe.ts).
    */
   function isTemplateProbe (request: FastifyRequest): boolean {
     const params = request.params as Record<string, unknown>

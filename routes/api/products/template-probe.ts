@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import { validationError } from '../errors/error-body.js'
-import { readPaymentForm } from '../x402/payment-headers.js'
+import { validationError } from '../../../lib/errors/error-body.js'
+import { readPaymentForm } from '../../../lib/x402/payment-headers.js'
 
 /**
  * Directory crawlers (x402scan) probe a paid route at its own OpenAPI template,
