@@ -1,12 +1,22 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { IncomingHttpHeaders } from 'node:http'
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino'
+
+/** What the request serializer reads of a request (a Fastify request has it all; lib/ names no Fastify type). */
+interface LoggedRequest {
+  method: string
+  url: string
+  headers?: IncomingHttpHeaders
+  host?: string
+  ip?: string
+  socket?: { remotePort?: number }
+}
 
 /**
  * The request and answer as a log line shows them: what Fastify's own logger writes, since
  * Fastify runs without one (app.ts says why).
  */
 const serializers = {
-  req: (request: FastifyRequest) => ({
+  req: (request: LoggedRequest) => ({
     method: request.method,
     url: request.url,
     version: request.headers?.['accept-version'],
@@ -14,7 +24,7 @@ const serializers = {
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort
   }),
-  res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+  res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
   err: pino.stdSerializers.err
 }
 
