@@ -176,7 +176,7 @@ export const HEADERS = {
 
 /** What every answer carries, a 304 included: its request id, the security and CORS headers (HSTS over HTTPS, the rate-limit headers when rate limiting is on). */
 export const COMMON_HEADERS = { ...HEADERS.requestId, ...HEADERS.security, ...HEADERS.cors, ...HEADERS.rateLimit }
-// Statuses a paid route's payment refusals come with (lib/delivery/http-challenges.ts): they carry PAYMENT-REQUIRED.
+// Statuses a paid route's payment refusals come with (lib/doors/http-challenges.ts): they carry PAYMENT-REQUIRED.
 const REFUSAL_STATUSES = new Set([400, 409, 429, 503])
 const RETRYABLE = new Set([409, 429, 503])
 

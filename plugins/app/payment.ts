@@ -1,6 +1,7 @@
+import type { onSendHookHandler, preHandlerHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { createHttpChallenges } from '../../lib/delivery/http-challenges.js'
-import { createHttpDoor } from '../../lib/delivery/http-door.js'
+import { createHttpChallenges } from '../../lib/doors/http-challenges.js'
+import { createHttpDoor } from '../../lib/doors/http-door.js'
 import { createDeliveryCore, type PaidDelivery } from '../../lib/delivery/paid-delivery.js'
 import { createRedelivery } from '../../lib/contract/redelivery.js'
 import { hookList } from '../../lib/http/route-hooks.js'
@@ -8,6 +9,7 @@ import type { PaidServiceName } from '../../lib/payment/catalog.js'
 import { createPaymentVerifier } from '../../lib/payment/payment-verifier.js'
 import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
+import { FastifyExchange } from './http-exchange.js'
 import { setFixedHeaders } from './response-headers.js'
 
 declare module 'fastify' {
@@ -91,9 +93,20 @@ export default fp(async (fastify) => {
     requireWalletSignature: config.REQUIRE_WALLET_SIGNATURE,
     checkFailureLimit: client => failureLimit.check(client),
     countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
-    setFixedHeaders,
     paywall: fastify.paywall?.door
   })
+
+  // Callback style: a request without any payment header is answered synchronously, with no promise.
+  const gate = (service: PaidServiceName): preHandlerHookHandler => function paymentGate (request, reply, done) {
+    setFixedHeaders(request, reply)
+    const admitted = door.gate(new FastifyExchange(request, reply), service)
+    if (admitted !== false) admitted.then(held => { if (held) done() }, done)
+  }
+  const deliveryHook: onSendHookHandler = (request, reply, payload, done) => {
+    const delivery = request.payment
+    if (delivery === undefined || delivery.state !== 'held') done(null, payload)
+    else door.deliver(new FastifyExchange(request, reply), payload, delivery).then(sent => done(null, sent), done)
+  }
 
   // Declared up front, so every request object has the same shape (no property added on the fly).
   fastify.decorateRequest('payment', undefined)
@@ -103,8 +116,8 @@ export default fp(async (fastify) => {
     const service = route.config?.paidService
     if (service === undefined) return
     if (!fastify.catalogue.has(service)) throw new Error(`route ${route.url}: unknown paid service "${String(service)}"`)
-    route.preHandler = [...hookList(route.preHandler), door.gate(service)]
-    route.onSend = [...hookList(route.onSend), door.deliveryHook]
+    route.preHandler = [...hookList(route.preHandler), gate(service)]
+    route.onSend = [...hookList(route.onSend), deliveryHook]
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})

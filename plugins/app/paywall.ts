@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { Address } from '@solana/kit'
+import type { HttpExchange } from '../../lib/doors/http-door.js'
 import { wantsHtml } from '../../lib/paywall/accept.js'
 import { loadPaywallAssets, type PaywallAssets } from '../../lib/paywall/assets.js'
 import { createPaywallPage } from '../../lib/paywall/page.js'
@@ -16,7 +17,7 @@ declare module 'fastify' {
     paywall: {
       assets: PaywallAssets
       /** For the HTTP door: which unpaid requests get the page, and the page. */
-      door: { wanted: (request: FastifyRequest) => boolean, page: ReturnType<typeof createPaywallPage> }
+      door: { wanted: (request: Pick<HttpExchange, 'headers'>) => boolean, page: ReturnType<typeof createPaywallPage> }
       preparer: PaymentPreparer
       limit: ReturnType<typeof createRequestLimit>
     } | undefined

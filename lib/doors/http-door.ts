@@ -1,0 +1,272 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { loggableError } from '../errors/loggable-error.js'
+import { publicBaseUrl, requestPath } from '../http/public-url.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
+import type { PaidServiceName } from '../payment/catalog.js'
+import { PAYMENT_HEADERS } from '../payment/headers.js'
+import { readPaymentProof } from '../payment/proof-headers.js'
+import type { PaymentVerifier } from '../payment/payment-verifier.js'
+import { storedResource } from '../contract/stored-resource.js'
+import { checkWalletSignature } from '../payment/wallet-signature.js'
+import { decodePaymentHeader } from '../x402/payment-payload.js'
+import { encodeHeaderJson, readPaymentForm, X402_HEADERS, type PaymentForm } from '../x402/payment-headers.js'
+import type { X402Payments } from '../x402/x402-payments.js'
+import type { createHttpChallenges, HttpAnswer } from './http-challenges.js'
+import type { AuditFlow } from '../../db/contracts/audit-log.js'
+import type { DeliveryCore, PaidDelivery, Redelivered } from '../delivery/paid-delivery.js'
+import { refusal, refusalOf, type Refusal } from '../contract/refusal.js'
+import { requestKey } from '../contract/request-key.js'
+
+/**
+ * One HTTP request and its answer as the door sees them: what it reads of the request and how it
+ * answers. The web framework's glue fills it (plugins/app/payment.ts from Fastify's request and
+ * reply), so the door names no framework.
+ */
+export interface HttpExchange {
+  readonly method: string
+  /** The path and query as sent. */
+  readonly url: string
+  readonly headers: IncomingHttpHeaders
+  /** The path parameters the route matched (the payment page shows them). */
+  readonly params: unknown
+  readonly protocol: string
+  readonly host: string
+  /** The client's address: the failure limit counts per client. */
+  readonly ip: string
+  /** The request id every answer and log line carries. */
+  readonly id: string
+  readonly log: { warn: (details: object, message: string) => void, error: (details: object, message: string) => void }
+  /** The status of the answer as it stands (the handler's, once it answered). */
+  readonly statusCode: number
+  /** The answer's content type as the handler set it. */
+  readonly contentType: string | undefined
+  /** The code the request log and metrics show for this request. */
+  outcome: string | undefined
+  /** The paid delivery this request holds, once its payment was verified and claimed. */
+  payment: PaidDelivery | undefined
+  /** Answers now; the handler does not run. */
+  send: (answer: HttpAnswer) => void
+  /** Sets the status (when given) and headers of the answer about to leave. */
+  setAnswer: (headers: Record<string, string>, statusCode?: number) => void
+  /** Calls `then` once: reached true when the answer went out, false when the client left first. */
+  whenFinished: (then: (reached: boolean) => void) => void
+}
+
+export interface HttpDoorOptions {
+  core: DeliveryCore
+  proofs: PaymentVerifier
+  x402: Pick<X402Payments, 'verifyAndClaim' | 'settle'>
+  challenges: ReturnType<typeof createHttpChallenges>
+  catalogue: Catalogue
+  publicBaseUrl: string | undefined
+  requireWalletSignature: boolean
+  /** Before any RPC work: throws (429) when the client's failed payments used up PROOF_FAILURE_LIMIT; else counts the attempt as under way until the returned function is called. */
+  checkFailureLimit: (client: string) => () => void
+  /** Counts a request that paid nothing. */
+  countUnpaid: (service: PaidServiceName) => void
+  /** The payment page for a person's browser (lib/paywall/), or undefined: every 402 in JSON. */
+  paywall?: {
+    wanted: (request: HttpExchange) => boolean
+    page: (service: PaidServiceName, request: HttpExchange, challenge: HttpAnswer, resource: string) => HttpAnswer
+  }
+}
+
+const PAID_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
+
+/** The largest answer kept for re-delivery; a larger one (none of today's products) is delivered once, not kept. */
+const MAX_KEPT_ANSWER_BYTES = 256 * 1024
+
+/** Where a request that came with a payment stands once its payment was read: the handler runs next (held), or the door answers now. */
+type Opened =
+  | { kind: 'held', delivery: PaidDelivery }
+  | { kind: 'redelivered', again: Redelivered }
+  | { kind: 'unpaid' }
+  | Refusal
+
+/** The flow a request's payment form names, for the attempt's metrics label: a conflict counts as its first form. */
+function flowOfForm (form: PaymentForm): AuditFlow {
+  if (form.kind === 'x402') return form.flow
+  if (form.kind === 'conflict') return form.headers[0] === X402_HEADERS.paymentV1 ? 'x402-v1' : form.headers[0] === X402_HEADERS.paymentV2 ? 'x402-v2' : 'proof'
+  return 'proof'
+}
+
+/**
+ * The HTTP door of the paid-delivery core: a gate before the handler and a delivery step as its
+ * answer leaves, which the framework's glue runs for every paid route. It only translates:
+ * payment headers in (proof headers, X-PAYMENT, PAYMENT-SIGNATURE), answers out (402 challenges,
+ * the receipt header of the form that paid). Verification, the claim, settlement and the record
+ * are the core's and the payment methods'.
+ */
+export function createHttpDoor (options: HttpDoorOptions) {
+  const { core, proofs, x402, challenges } = options
+
+  const resourceUrl = (exchange: HttpExchange) => `${publicBaseUrl(exchange, options.publicBaseUrl)}${requestPath(exchange.url)}`
+
+  /** The 402 of a request without payment: the JSON challenge, or the same challenge as a page for a browser's navigation. */
+  function sendUnpaid (exchange: HttpExchange, service: PaidServiceName) {
+    const challenge = challenges.unpaid(service, exchange)
+    const { paywall } = options
+    exchange.send(paywall !== undefined && paywall.wanted(exchange) ? paywall.page(service, exchange, challenge, resourceUrl(exchange)) : challenge)
+  }
+
+  /** Verifies and claims the request's payment: the delivery, or why not. */
+  async function open (exchange: HttpExchange, service: PaidServiceName, form: PaymentForm, underWay: Array<() => void>): Promise<Opened> {
+    const bought = requestKey(exchange.method, requestPath(exchange.url))
+    if (form.kind === 'conflict') {
+      const headers = [...new Set(form.headers)]
+      return refusal('PAYMENT_FORMS_CONFLICT', `One payment per request: send either the proof headers or one x402 header, not ${headers.join(' + ')}`, { details: { headers } })
+    }
+    if (form.kind === 'x402') {
+      const decoded = decodePaymentHeader(form.header)
+      if (decoded.kind === 'refused') return decoded
+      underWay.push(options.checkFailureLimit(exchange.ip))
+      const claim = await x402.verifyAndClaim(decoded.payload, service, { resource: resourceUrl(exchange), flow: form.flow, requestKey: bought })
+      if (claim.kind === 'refused') return claim
+      if (claim.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(claim.answer, form.flow) }
+      const held = claim.payment
+      return { kind: 'held', delivery: core.begin(held, async (answer) => await x402.settle(held, answer), exchange.ip) }
+    }
+    const read = readPaymentProof(exchange.headers)
+    if (read.kind === 'absent') return { kind: 'unpaid' }
+    if (read.kind === 'refused') return read
+    underWay.push(options.checkFailureLimit(exchange.ip))
+    const header = exchange.headers[PAYMENT_HEADERS.walletSignature]
+    const walletSignature = Array.isArray(header) ? header[0] : header
+    const binding = await checkWalletSignature(walletSignature, read.proof,
+      { method: exchange.method, path: requestPath(exchange.url).split('?')[0] }, options.requireWalletSignature)
+    if (binding !== undefined) return binding
+    const verified = await proofs.verifyAndClaim(read.proof, service, options.catalogue.product(service),
+      { resource: storedResource(resourceUrl(exchange)), requestKey: bought, buyerProven: walletSignature !== undefined && walletSignature !== '' })
+    if (verified.kind === 'refused') return verified
+    if (verified.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(verified.answer, 'proof') }
+    const held = verified.payment
+    return { kind: 'held', delivery: core.begin(held, async (answer) => await proofs.settle(held, answer), exchange.ip) }
+  }
+
+  /** The outcome of a payment that came: held (the handler runs next) or answered here. */
+  async function admit (exchange: HttpExchange, service: PaidServiceName): Promise<boolean> {
+    const underWay: Array<() => void> = []
+    try {
+      return await decide(exchange, service, underWay)
+    } finally {
+      // After a refusal was recorded: the attempt is no longer under way.
+      for (const done of underWay) done()
+    }
+  }
+
+  async function decide (exchange: HttpExchange, service: PaidServiceName, underWay: Array<() => void>): Promise<boolean> {
+    const form = readPaymentForm(exchange.headers)
+    let opened: Opened
+    try {
+      opened = await open(exchange, service, form, underWay)
+    } catch (error) {
+      const known = refusalOf(error)
+      if (known === undefined) throw error
+      // The node's or the store's failure, never the buyer's: a summary goes to the log.
+      if (known.statusCode >= 500) exchange.log.warn({ error: loggableError((error as { cause?: unknown }).cause ?? error), code: known.code }, 'request failed')
+      opened = known
+    }
+    if (opened.kind === 'unpaid') {
+      options.countUnpaid(service)
+      exchange.outcome = 'PAYMENT_REQUIRED'
+      sendUnpaid(exchange, service)
+      return false
+    }
+    if (opened.kind === 'refused') {
+      exchange.outcome = opened.code
+      exchange.send(challenges.refused(service, core.refused(service, flowOfForm(form), exchange.ip, opened), exchange.id, resourceUrl(exchange)))
+      return false
+    }
+    if (opened.kind === 'redelivered') {
+      redeliver(exchange, opened.again)
+      return false
+    }
+    hold(exchange, opened.delivery, performance.now())
+    return true
+  }
+
+  /** Records the payment once its answer went out (reached) or the client left first. */
+  function recordWhenAnswered (exchange: HttpExchange, record: (reached: boolean) => Promise<void>): void {
+    exchange.whenFinished(reached => {
+      record(reached).catch((error: unknown) => exchange.log.error({ error: loggableError(error) }, 'paid request not recorded'))
+    })
+  }
+
+  /** A kept answer served again as it was delivered: the same status, body and receipt; nothing charged, nothing computed. */
+  function redeliver (exchange: HttpExchange, redelivered: Redelivered): void {
+    const { answer, payment } = redelivered
+    exchange.outcome = 'DELIVERED'
+    recordWhenAnswered(exchange, async reached => await redelivered.record({ requestId: exchange.id, status: () => exchange.statusCode, reached }))
+    const [receiptName, receipt] = receiptHeader(payment.flow, answer.receipt)
+    exchange.send({
+      statusCode: answer.status,
+      headers: { ...PAID_ANSWER_HEADERS, 'content-type': answer.contentType, [receiptName]: receipt, [PAYMENT_HEADERS.redelivered]: 'true' },
+      body: answer.body
+    })
+  }
+
+  // Watched only on requests that hold a claim, as Fastify's onRequestAbort would be, without its
+  // listener on every request (a 402 included). Once the answer is out or the client is gone, the
+  // payment leaves its audit row; a client that left before settlement gives the claim back.
+  function hold (exchange: HttpExchange, delivery: PaidDelivery, startedAt: number): void {
+    exchange.payment = delivery
+    recordWhenAnswered(exchange, async reached => {
+      // Written at once when the answer went out (tests and tools read it right after).
+      if (!reached) await delivery.abort()
+      await delivery.record({ requestId: exchange.id, status: () => !reached && delivery.outcome === 'CLIENT_ABORTED' ? 499 : exchange.statusCode, startedAt, reached })
+    })
+  }
+
+  /**
+   * Before the handler of a paid route: true when the request holds its payment and the handler
+   * runs next; false when the door answered (unpaid, refused, re-delivered). A request without
+   * any payment header (the flood unpaid traffic is) is answered synchronously, with no promise;
+   * only a payment goes through the asynchronous checks.
+   */
+  function gate (exchange: HttpExchange, service: PaidServiceName): false | Promise<boolean> {
+    // HEAD never verifies, claims or spends anything: it answers like an unpaid GET.
+    if (exchange.method === 'HEAD' || readPaymentForm(exchange.headers).kind === 'none') {
+      options.countUnpaid(service)
+      exchange.outcome = 'PAYMENT_REQUIRED'
+      sendUnpaid(exchange, service)
+      return false
+    }
+    return admit(exchange, service)
+  }
+
+  /**
+   * The handler answered `payload` for a request that holds `delivery`: a 2xx is settled (x402) or
+   * redeemed (proof) before a byte leaves; anything else gives the claim back. Answers the payload
+   * to send: the handler's, or the refusal's when settlement failed.
+   */
+  async function deliver (exchange: HttpExchange, payload: unknown, delivery: PaidDelivery): Promise<unknown> {
+    if (exchange.statusCode < 200 || exchange.statusCode >= 300) {
+      await delivery.fail(exchange.outcome ?? 'HANDLER_FAILED')
+      return payload
+    }
+    const result = await delivery.complete(answerToKeep(exchange, payload))
+    if (result.kind === 'settled') {
+      const [receiptName, receipt] = receiptHeader(delivery.payment.flow, result.receipt)
+      exchange.setAnswer({ ...PAID_ANSWER_HEADERS, [receiptName]: receipt })
+      return payload
+    }
+    exchange.outcome = result.code
+    const answer = challenges.refused(delivery.payment.service, result, exchange.id, resourceUrl(exchange))
+    exchange.setAnswer(answer.headers, answer.statusCode)
+    return answer.body
+  }
+
+  return { gate, deliver }
+}
+
+/** The receipt in the header of the form that paid: PAYMENT-RESPONSE (v2), else X-PAYMENT-RESPONSE (v1 and proofs). */
+function receiptHeader (flow: AuditFlow, receipt: Record<string, unknown>): [string, string] {
+  return [flow === 'x402-v2' ? X402_HEADERS.responseV2 : X402_HEADERS.responseV1, encodeHeaderJson(receipt)]
+}
+
+/** The serialized answer about to be delivered, as kept for re-delivery (a route's JSON is a string here). */
+function answerToKeep (exchange: HttpExchange, payload: unknown) {
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined
+  if (body === undefined || Buffer.byteLength(body) > MAX_KEPT_ANSWER_BYTES) return undefined
+  return { status: exchange.statusCode, contentType: exchange.contentType ?? 'application/json; charset=utf-8', body }
+}
