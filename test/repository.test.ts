@@ -112,7 +112,7 @@ t.test('a product\'s names appear in at most 3 source files beside its own and t
 
 // The catalogue is at the bottom of lib/: the doors and the documents read it, so it reaches no
 // Fastify, no door, not the delivery core and none of the places it is derived into.
-const ABOVE_THE_CATALOGUE = ['lib/delivery/', 'lib/mcp/', 'lib/a2a/', 'lib/x402/', 'lib/manifest/', 'lib/paywall/', 'lib/ops/', 'plugins/', 'routes/', 'app.ts']
+const ABOVE_THE_CATALOGUE = ['lib/delivery/', 'lib/doors/', 'lib/mcp/', 'lib/a2a/', 'lib/x402/', 'lib/manifest/', 'lib/paywall/', 'lib/ops/', 'plugins/', 'routes/', 'app.ts']
 const PACKAGE_IMPORT = /\bfrom\s+['"]([^'".][^'"]*)['"]/g
 
 t.test('lib/catalogue/ imports no Fastify, no door and not the core', async t => {
@@ -129,4 +129,47 @@ t.test('lib/catalogue/ imports no Fastify, no door and not the core', async t =>
     }
   }
   t.same([...new Set(offenders)], [], 'imports above the catalogue')
+})
+
+// The layers of lib/ (docs/architecture.md, "Layers"), followed through every relative import,
+// type-only ones too. At the bottom, lib/contract/: what every door and payment method shares
+// (Refusal, the held payment, Settled, re-delivery, the request key). Above it the payment
+// methods, which verify, claim and settle, and never know which door asked or how the core drives
+// them; the core and the doors stand above those. The web framework is the plugins' and routes'.
+const DOORS_AND_CORE = ['lib/doors/', 'lib/mcp/', 'lib/a2a/', 'lib/paywall/', 'lib/delivery/', 'plugins/', 'routes/', 'app.ts']
+const PAYMENT_METHODS = ['lib/payment', 'lib/x402']
+/** What lib/contract/ may reach: itself, the error table, the Solana helpers, the store's contracts and schemas/. */
+const BELOW_THE_CONTRACT = ['lib/contract/', 'lib/errors/', 'lib/solana/', 'db/contracts/', 'schemas/']
+
+const projectPath = (file: string) => relative(PROJECT_ROOT, file).split(sep).join('/')
+const isFastify = (name: string) => name === 'fastify' || name.startsWith('fastify/') || name === 'fastify-plugin' || name.startsWith('@fastify/')
+
+/** Where the imports of `folders`, followed through every file they reach, enter a path `forbidden` accepts: "importer imports target". */
+function reachingInto (folders: string[], forbidden: (path: string) => boolean): string[] {
+  const offenders = new Set<string>()
+  for (const folder of folders) {
+    for (const file of tsFiles(join(PROJECT_ROOT, folder))) {
+      for (const [target, importer] of reachedFrom(file)) {
+        if (forbidden(projectPath(target)) && !forbidden(projectPath(importer))) offenders.add(`${projectPath(importer)} imports ${projectPath(target)}`)
+      }
+    }
+  }
+  return [...offenders]
+}
+
+t.test('lib/ imports no Fastify: its types stay in plugins/ and routes/', async t => {
+  const files = tsFiles(join(PROJECT_ROOT, 'lib'))
+  t.ok(files.length > 100, 'the lib/ files were listed')
+  const offenders = files.filter(file => [...readFileSync(file, 'utf8').matchAll(PACKAGE_IMPORT)].some(match => isFastify(match[1]))).map(projectPath)
+  t.same(offenders, [], 'lib/ files importing Fastify')
+})
+
+t.test('the payment methods reach no door and not the delivery core', async t => {
+  t.ok(PAYMENT_METHODS.every(folder => tsFiles(join(PROJECT_ROOT, folder)).length > 5), 'the payment methods have files')
+  t.same(reachingInto(PAYMENT_METHODS, path => DOORS_AND_CORE.some(above => path.startsWith(above))), [], 'imports from a payment method up into a door or the core')
+})
+
+t.test('lib/contract/ reaches nothing above it', async t => {
+  t.ok(tsFiles(join(PROJECT_ROOT, 'lib', 'contract')).length >= 4, 'the contract has files')
+  t.same(reachingInto(['lib/contract'], path => !BELOW_THE_CONTRACT.some(below => path.startsWith(below))), [], 'imports from the contract up')
 })
