@@ -169,6 +169,12 @@ t.test('the payment methods reach no door and not the delivery core', async t =>
   t.same(reachingInto(PAYMENT_METHODS, path => DOORS_AND_CORE.some(above => path.startsWith(above))), [], 'imports from a payment method up into a door or the core')
 })
 
+t.test('the delivery core reaches no door and no payment method', async t => {
+  t.ok(tsFiles(join(PROJECT_ROOT, 'lib', 'delivery')).length >= 1, 'the core has files')
+  const above = [...DOORS_AND_CORE.filter(path => path !== 'lib/delivery/'), ...PAYMENT_METHODS.map(folder => `${folder}/`)]
+  t.same(reachingInto(['lib/delivery'], path => above.some(folder => path.startsWith(folder))), [], 'imports from the core up into a door or a payment method')
+})
+
 t.test('lib/contract/ reaches nothing above it', async t => {
   t.ok(tsFiles(join(PROJECT_ROOT, 'lib', 'contract')).length >= 4, 'the contract has files')
   t.same(reachingInto(['lib/contract'], path => !BELOW_THE_CONTRACT.some(below => path.startsWith(below))), [], 'imports from the contract up')

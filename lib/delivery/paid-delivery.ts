@@ -1,10 +1,12 @@
 import type { AuditFlow, AuditLog } from '../../db/contracts/audit-log.js'
 import type { KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claims.js'
-import type { PaidServiceName } from '../payment/catalog.js'
 import { loggableError } from '../errors/loggable-error.js'
 import { publishAttempt, publishSettlement } from '../metrics/events.js'
 import type { HeldPayment, Settled, SettlePayment } from '../contract/held-payment.js'
 import { internalError, paymentInProgress, refusalOf, type Refusal } from '../contract/refusal.js'
+
+/** A product's name in the catalogue, as a held payment carries it. */
+type PaidServiceName = HeldPayment['service']
 
 /** The answer a door is about to deliver, kept with the payment when it is redeemed. */
 export interface AnswerDraft {
