@@ -29,6 +29,17 @@ export interface DeliveryCoreOptions {
   /** Unpaid requests and payments refused before a claim are counted, never stored one by one. */
   countUnpaid: (service: PaidServiceName, code: string) => void
   log: { warn: (details: object, message: string) => void, error: (details: object, message: string) => void }
+  /** Runs the lease renewal every `ms` until stopped; an unref'd setInterval unless a test drives its own clock. */
+  repeat?: RepeatEvery
+}
+
+/** Calls `task` every `ms` until the returned function stops it. */
+export type RepeatEvery = (task: () => void, ms: number) => () => void
+
+const repeatWithTimers: RepeatEvery = (task, ms) => {
+  const timer = setInterval(task, ms)
+  timer.unref()
+  return () => clearInterval(timer)
 }
 
 /** Where a delivery stands: held (handler running), settling (money may move), done. */
@@ -79,6 +90,7 @@ export const NOT_REACHED = 'CLIENT_ABORTED_AFTER_PAYMENT'
  */
 export function createDeliveryCore (options: DeliveryCoreOptions) {
   const { claims, audit, leaseMs, log } = options
+  const repeat = options.repeat ?? repeatWithTimers
 
   /**
    * One audit row per payment; a delivered answer is marked reached or not with it, in one store
@@ -146,17 +158,16 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
     let recorded = false
     let settling: Promise<unknown> | undefined
     const startedAt = performance.now()
-    const renewal = setInterval(() => {
+    const stopRenewal = repeat(() => {
       claims.renew(payment.signature, payment.claimId, leaseMs).then(held => {
         if (!held) log.warn({ signature: payment.signature }, 'the claim was taken over while this request worked; it will not deliver')
       }, (error: unknown) => log.warn({ error: loggableError(error), signature: payment.signature }, 'claim lease not renewed'))
     }, Math.max(1000, Math.floor(leaseMs / 3)))
-    renewal.unref()
 
     function finish (code: string) {
       state = 'done'
       outcome = code
-      clearInterval(renewal)
+      stopRenewal()
       publishAttempt({ service: payment.service, flow: payment.flow, outcome: code })
     }
 
