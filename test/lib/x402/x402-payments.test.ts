@@ -4,7 +4,7 @@ import { getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type
 import t, { type Test } from 'tap'
 import { createSqliteStore } from '../../../db/sqlite/sqlite-store.js'
 import { CATALOGUE } from '../../../lib/catalogue/catalogue.js'
-import { createRedelivery } from '../../../lib/delivery/redelivery.js'
+import { createRedelivery } from '../../../lib/contract/redelivery.js'
 import { createRpcClient } from '../../../lib/solana/rpc-client.js'
 import { loadKeypairWithNodeKey } from '../../../lib/solana/keypair-file.js'
 import { x402Network } from '../../../lib/x402/networks.js'
