@@ -1,5 +1,4 @@
 import { join } from 'node:path'
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import { getBase64EncodedWireTransaction, getTransactionDecoder, signBytes, type Address, type KeyPairSigner, type Signature } from '@solana/kit'
 import t, { type Test } from 'tap'
 import { createSqliteStore } from '../../../db/sqlite/sqlite-store.js'
@@ -12,7 +11,7 @@ import { createPayerFailureBudget } from '../../../lib/x402/payer-failures.js'
 import { createX402Payments, type X402Claim } from '../../../lib/x402/x402-payments.js'
 import { feeOf, onChain, until } from '../../fixtures/cluster-merchant.js'
 import { startClusterRpc } from '../../fixtures/cluster-rpc.js'
-import { startPaidChain } from '../../fixtures/paid-chain.js'
+import { startPaidChain, tokenBalanceOf } from '../../fixtures/paid-chain.js'
 import { createFeePayer } from '../../fixtures/x402-merchant.js'
 import { buildExactPayment } from '../../fixtures/x402-payment.js'
 
@@ -51,11 +50,7 @@ async function x402UnderTest (t: Test, settlementTimeoutMs: number) {
   })
   const accepted = payments.paymentRequired(PRODUCT.name, RESOURCE).accepts[0]
 
-  async function tokenBalance (owner: Address): Promise<bigint> {
-    const [ata] = await findAssociatedTokenPda({ owner, mint: paid.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-    const account = await paid.chain.rpc.getTokenAccountBalance(ata, { commitment: 'confirmed' }).send().catch(() => undefined)
-    return account === undefined ? 0n : BigInt(account.value.amount)
-  }
+  const tokenBalance = async (owner: Address) => await tokenBalanceOf(paid, owner)
 
   return {
     paid,
