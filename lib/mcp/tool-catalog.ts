@@ -70,9 +70,6 @@ export function toolsOf (catalogue: Catalogue): Readonly<Record<McpToolName, Too
   return tools
 }
 
-/** The tools of the default catalogue. */
-export const MCP_TOOLS = toolsOf(CATALOGUE)
-
 /** The tool description: what it returns and what it costs, from the catalogue. */
 function describe (entry: ToolEntry, tokenSymbol: string): string {
   if (entry.price === undefined) return `${entry.summary} Free.`

@@ -6,7 +6,7 @@ import {
   validateDiscoveryExtension,
   type DiscoveryExtension
 } from '@x402/extensions/bazaar'
-import { CATALOGUE, fillPath, toolInput } from '../catalogue/catalogue.js'
+import { fillPath, toolInput } from '../catalogue/catalogue.js'
 import type { Product } from '../catalogue/product.js'
 import { selfContainedSchema } from '../../schemas/self-contained.js'
 import { MODELS } from '../../schemas/index.js'
@@ -21,18 +21,6 @@ import { MODELS } from '../../schemas/index.js'
 
 type JsonSchema = Record<string, unknown>
 type Extensions = Record<string, unknown>
-
-interface ProductModels {
-  params: TSchema
-  query?: TSchema
-  output: TSchema
-  /** What a buyer sends and gets, for the catalogue (checked against the models by validation). */
-  example: Product['example']
-}
-
-/** The default catalogue's models and examples by product name. */
-export const DISCOVERY_MODELS: Record<string, ProductModels> = Object.fromEntries(CATALOGUE.products.map(product =>
-  [product.name, { params: product.params, ...(product.query === undefined ? {} : { query: product.query }), output: product.output, example: product.example }]))
 
 /**
  * A model as the extension's schema takes it: self-contained (the validator refuses any `$ref`

@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
-import { MCP_TOOLS } from '../../lib/mcp/tool-catalog.js'
+import { CATALOGUE } from '../../lib/catalogue/catalogue.js'
+import { toolsOf } from '../../lib/mcp/tool-catalog.js'
 import { PROJECT_ROOT } from '../../project.js'
 import { build } from '../helper.js'
 
@@ -35,7 +36,7 @@ async function inspector (args: string[]): Promise<Record<string, any>> {
 }
 
 const toolNames = (listing: Record<string, any>) => (listing.tools as Array<{ name: string }>).map(tool => tool.name).sort()
-const catalogue = Object.keys(MCP_TOOLS).sort()
+const catalogue = Object.keys(toolsOf(CATALOGUE)).sort()
 
 t.test('over HTTP: tools/list lists every tool of the catalogue; tools/call runs a free one', async t => {
   const listing = await inspector([`${url}/mcp`, '--transport', 'http', '--method', 'tools/list'])

@@ -10,7 +10,7 @@ import {
 import { Ajv } from 'ajv'
 import addFormats from 'ajv-formats'
 import t, { type Test } from 'tap'
-import { DISCOVERY_MODELS } from '../../lib/x402/discovery-extension.js'
+import { CATALOGUE } from '../../lib/catalogue/catalogue.js'
 import { MODELS } from '../../schemas/index.js'
 import { connectMcp, listen } from '../fixtures/mcp-client.js'
 import { build } from '../helper.js'
@@ -66,7 +66,7 @@ t.test('the examples a catalogue shows are valid answers of the products', async
   const ajv = new Ajv({ strict: false, allErrors: true })
   addFormats.default(ajv)
   for (const model of MODELS) ajv.addSchema(model)
-  for (const [service, models] of Object.entries(DISCOVERY_MODELS)) {
+  for (const { name: service, ...models } of CATALOGUE.products) {
     t.ok(ajv.validate(models.output, models.example.output), `${service}: the output example is a ${String(models.output.$id)} ${JSON.stringify(ajv.errors ?? [])}`)
     t.ok(ajv.validate(models.params, models.example.params), `${service}: the example path parameters are valid`)
     if (models.query !== undefined) t.ok(ajv.validate(models.query, models.example.query), `${service}: the example query is valid`)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { errorBody } from '../../../lib/errors/error-body.js'
-import { PAID_SERVICES } from '../../../lib/payment/catalog.js'
+import { CATALOGUE } from '../../../lib/catalogue/catalogue.js'
 import { createChallengeBodies, spliceAroundResource } from '../../../lib/payment/challenge.js'
 import { refusal, type Refusal } from '../../../lib/contract/refusal.js'
 import { paymentRequirement, paymentRequiredRefusal, type MerchantTerms } from '../../../lib/payment/requirements.js'
@@ -15,7 +15,7 @@ const TERMS: MerchantTerms = {
   recipientTokenAccount: 'Hry8FWC2WjuCHGyiz9tD2HduLXSXLUQMA36FVmny6sTB',
   walletSignatureRequired: false
 }
-const service = PAID_SERVICES['analyze-token']
+const service = CATALOGUE.product('analyze-token')
 
 /** What the challenge was before it was spliced: the whole body through JSON.stringify. */
 function stringified (requestId: string, resource: string, refused: Refusal = paymentRequiredRefusal(service)): string {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { analyseFixtures, EXAMPLE_FILE, exampleSource, FIXTURE_MINTS } from '../../../scripts/analysis-examples.js'
-import { DISCOVERY_MODELS } from '../../../lib/x402/discovery-extension.js'
+import { CATALOGUE } from '../../../lib/catalogue/catalogue.js'
 import { TokenAnalysis } from '../../../schemas/token-analysis.js'
 
 const analyses = await analyseFixtures()
@@ -10,7 +10,7 @@ t.test('the schema\'s example is the analysis of the real USDC fixtures, as the 
   t.equal(readFileSync(EXAMPLE_FILE, 'utf8'), exampleSource(analyses), 'run `npm run examples:analysis` after changing the analysis')
   const [example] = TokenAnalysis.examples as unknown[]
   t.same(example, analyses.USDC)
-  t.same(DISCOVERY_MODELS['analyze-token'].example, { params: { address: analyses.SILLY.mint }, output: analyses.SILLY }, 'the bazaar extension shows SILLY\'s real answer')
+  t.same(CATALOGUE.product('analyze-token').example, { params: { address: analyses.SILLY.mint }, output: analyses.SILLY }, 'the bazaar extension shows SILLY\'s real answer')
   t.match(example, { authorities: { freeze_authority: '7dGbd2QZcCKcTndnHcTL8q7SMVXAkp688NTQYwrRCrar' } }, 'USDC\'s real freeze authority')
 })
 

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { X402_EXTENSION_URI, X402_EXTENSION_URI_V02 } from '../../../lib/a2a/x402-extension.js'
-import { PAID_SERVICES } from '../../../lib/payment/catalog.js'
+import { CATALOGUE } from '../../../lib/catalogue/catalogue.js'
 import { PriceRecord, PriceResponse } from '../../../schemas/price.js'
 import { TokenAnalysis } from '../../../schemas/token-analysis.js'
 import { MODELS } from '../../../schemas/index.js'
@@ -47,7 +47,7 @@ t.test('the agent card: valid for the SDK, skills from the catalogue, the x402 e
   const json = await res.json()
   const card = AgentCard.fromJSON(json)
   t.same(AgentCard.toJSON(card), json, 'the card is exactly what the SDK\'s AgentCard type reads and writes back')
-  t.same(card.skills.map(skill => skill.id), Object.keys(PAID_SERVICES), 'one skill per paid product')
+  t.same(card.skills.map(skill => skill.id), CATALOGUE.products.map(product => product.name), 'one skill per paid product')
   for (const skill of card.skills) {
     t.match(skill.description, /Costs 0\.\d+ USDC/, `${skill.id} states its price`)
     t.same([skill.inputModes, skill.outputModes], [['application/json'], ['application/json']])

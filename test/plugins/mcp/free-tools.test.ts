@@ -6,7 +6,8 @@ import t, { type Test } from 'tap'
 import { startLocalnet } from '@token-merchant/localnet'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { registerAgent } from '../../../client/register.js'
-import { MCP_TOOLS } from '../../../lib/mcp/tool-catalog.js'
+import { CATALOGUE } from '../../../lib/catalogue/catalogue.js'
+import { toolsOf } from '../../../lib/mcp/tool-catalog.js'
 import { Manifest, ManifestService } from '../../../schemas/manifest.js'
 import { build } from '../../helper.js'
 import { connectMcp, listen } from '../../fixtures/mcp-client.js'
@@ -45,7 +46,7 @@ t.test('tools/list: five tools, their schemas from the routes\' models, prices i
 
   const price = byName.get('fetch_price')!
   t.same(price.inputSchema.required, ['token'])
-  t.match(price.inputSchema.properties, { token: { type: 'string', pattern: MCP_TOOLS.fetch_price.input.properties.token.pattern }, vs: { type: 'string' } })
+  t.match(price.inputSchema.properties, { token: { type: 'string', pattern: toolsOf(CATALOGUE).fetch_price.input.properties.token.pattern }, vs: { type: 'string' } })
   t.equal(price.inputSchema.additionalProperties, false)
   t.same(byName.get('analyze_token')!.inputSchema.required, ['address'])
   t.same(Object.keys(byName.get('list_registry')!.inputSchema.properties ?? {}), ['wallet', 'name'])
