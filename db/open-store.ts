@@ -58,7 +58,10 @@ export async function openStore (settings: StoreSettings, log: StoreLogger, opti
 
 async function openEngine (settings: StoreSettings, log: StoreLogger, signal?: AbortSignal): Promise<Store> {
   if (settings.DATABASE_URL === undefined) {
-    return createSqliteStore(settings.DATABASE_PATH, { synchronous: settings.SQLITE_SYNCHRONOUS })
+    return createSqliteStore(settings.DATABASE_PATH, {
+      synchronous: settings.SQLITE_SYNCHRONOUS,
+      checkpointFailed: message => log.warn({ error: message }, 'SQLite WAL checkpoint failed; the next one, in a second, tries again')
+    })
   }
   const url = settings.DATABASE_URL
   const masked = maskDatabaseUrl(url)

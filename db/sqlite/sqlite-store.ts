@@ -1,4 +1,5 @@
 import { createA2aTasks } from './a2a-tasks.js'
+import { startBackgroundCheckpoint } from './background-checkpoint.js'
 import { createAuditLog } from './audit-log.js'
 import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
@@ -12,13 +13,29 @@ export interface SqliteStore extends Store {
   readonly db: SqliteDatabase
 }
 
+export interface SqliteStoreOptions {
+  synchronous?: 'NORMAL' | 'FULL'
+  /** Told why a background checkpoint failed (the next one tries again). */
+  checkpointFailed?: (message: string) => void
+}
+
+/** The WAL checkpointed off the event loop; SQLite's own automatic checkpoint again if the worker dies. */
+function checkpointInBackground (db: SqliteDatabase, path: string, failed: (message: string) => void) {
+  db.pragma('wal_autocheckpoint = 0')
+  return startBackgroundCheckpoint(path, {
+    failed,
+    gone: () => { if (db.open) db.pragma('wal_autocheckpoint = 1000') }
+  })
+}
+
 /**
  * The store on the SQLite file at `path` (WAL, shared by the processes of one machine), migrated
  * on open. `exclusive` serializes the tasks of this process only: another process may run the
  * same task meanwhile, which the repositories' transactions make harmless.
  */
-export function createSqliteStore (path: string, options: { synchronous?: 'NORMAL' | 'FULL' } = {}): SqliteStore {
+export function createSqliteStore (path: string, options: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path, options)
+  const checkpoint = path === ':memory:' ? undefined : checkpointInBackground(db, path, options.checkpointFailed ?? (() => {}))
   const locks = new Map<string, Promise<unknown>>()
   return {
     engine: 'sqlite',
@@ -47,6 +64,8 @@ export function createSqliteStore (path: string, options: { synchronous?: 'NORMA
       }
     },
     async close () {
+      // The worker's connection first: the last one to close folds the WAL in and removes it.
+      await checkpoint?.stop()
       if (db.open) db.close()
     }
   }
