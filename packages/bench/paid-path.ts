@@ -17,7 +17,7 @@ import { cpuPerRequest, type LoadFigures } from './figures.js'
 import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { measureX402Calls } from './x402-calls.js'
-import { startPeer } from './processes.js'
+import { measureAgainstPeer, startPaidPeer } from './x402-peer-calls.js'
 import { startBenchPostgres, type BenchPostgres } from './store-postgres.js'
 
 const PAID_PATH = '/api/fetch-price/SOL'
@@ -63,25 +63,14 @@ async function main (): Promise<void> {
         console.log(row(`x402 paid call, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}${store}`, set.x402, set.rpcAlone), JSON.stringify(set.rpcByMethod))
       }
       if (runs('peer')) {
-        const peer = await startPeer('express', '{}', {
-          path: PAID_PATH, amount: String(FETCH_PRICE), asset: world.chain.mint, payTo: world.chain.merchant, feePayer: world.feePayer.address
-        }, world.scratch, join(world.scratch, 'peer-express.log'), { rpcUrl: world.chain.url, feePayerKeypairPath: world.env.X402_FEE_PAYER_KEYPAIR_PATH })
+        const peer = await startPaidPeer(world, PAID_PATH, FETCH_PRICE)
         try {
           for (const [calls, concurrency] of [[200, 1], [400, 10], [400, 32]]) {
-            // Alternating halves, so a noisy spell on the machine falls on both.
-            const ours = await measureX402Calls({ ...x402, calls: calls / 2, concurrency })
-            const theirs = await measureX402Calls({ ...x402, service: peer, databasePath: undefined, calls: calls / 2, concurrency })
-            const oursAgain = await measureX402Calls({ ...x402, calls: calls / 2, concurrency })
-            const theirsAgain = await measureX402Calls({ ...x402, service: peer, databasePath: undefined, calls: calls / 2, concurrency })
-            const serviceFigures = [ours, oursAgain].map(set => set.x402)
-            const expressFigures = [theirs, theirsAgain].map(set => set.x402)
-            console.log(row(`x402 paid call, ${concurrency} in flight`, ours.x402, ours.rpcAlone), '(first half)')
-            console.log(row(`@x402/express + facilitator, ${concurrency}`, theirs.x402, theirs.rpcAlone), '(first half)')
-            console.log(row(`x402 paid call, ${concurrency} in flight`, oursAgain.x402, oursAgain.rpcAlone), '(second half)')
-            console.log(row(`@x402/express + facilitator, ${concurrency}`, theirsAgain.x402, theirsAgain.rpcAlone), '(second half)')
-            const perSecond = (sets: LoadFigures[]) => sets.reduce((sum, set) => sum + set.requestsPerSecond, 0) / sets.length
-            const p50 = (sets: LoadFigures[]) => sets.reduce((sum, set) => sum + set.latency.p50, 0) / sets.length
-            console.log(`  service vs @x402/express + facilitator at ${concurrency} in flight: ${(perSecond(serviceFigures) / perSecond(expressFigures)).toFixed(2)}× the calls/s, p50 ${(p50(expressFigures) - p50(serviceFigures)).toFixed(2)} ms lower`)
+            const set = await measureAgainstPeer({ world, service, peer, databasePath: database, path: PAID_PATH, price: FETCH_PRICE, calls, concurrency })
+            const cpu = (figures: LoadFigures) => (cpuPerRequest(figures.serverCpuSeconds, figures.requests) / 1000).toFixed(2)
+            console.log(`x402 paid call vs @x402/express + facilitator, ${concurrency} in flight: ${set.service.requestsPerSecond.toFixed(0)} vs ${set.peer.requestsPerSecond.toFixed(0)} calls/s ` +
+              `(${(set.service.requestsPerSecond / set.peer.requestsPerSecond).toFixed(2)}×), p50 ${set.service.latency.p50.toFixed(2)} vs ${set.peer.latency.p50.toFixed(2)} ms, ` +
+              `CPU ${cpu(set.service)} vs ${cpu(set.peer)} ms/call`)
           }
         } finally {
           await peer.stop()

@@ -14,9 +14,10 @@ import { measureLogging } from './logging.js'
 import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls, type PaidCallSet } from './paid-calls.js'
 import { measureX402Calls, type X402CallSet } from './x402-calls.js'
+import { measureAgainstPeer, startPaidPeer, type PeerPaidSet } from './x402-peer-calls.js'
 import { startBaseline, startPeer, type BaselineAnswer, type BenchProcess, type PeerTerms } from './processes.js'
 import { measureRegistry } from './registry.js'
-import { formatReport, problemsOf, targetsOf, type BenchResult } from './report.js'
+import { formatReport, problemsOf, SAME_HEADERS, targetsOf, type BenchResult } from './report.js'
 import { runStore } from './store.js'
 import { measurePostgresStore, POSTGRES_CONCURRENCY, POSTGRES_POOL_SIZE, startBenchPostgres, type BenchPostgres } from './store-postgres.js'
 
@@ -37,6 +38,8 @@ const PAID_BLOCKS = 5
 /** Paid calls per run: [in flight, calls], each beside its chain-only floor. */
 const PROOF_RUNS: PaidRuns = [[1, 1000], [32, 3000]]
 const X402_RUNS: PaidRuns = [[1, 400], [10, 800], [32, 800]]
+// The x402 paid call beside @x402/express + its in-process facilitator: calls to each, alternating halves.
+const PEER_RUNS: PaidRuns = [[1, 200], [10, 400], [32, 400]]
 // The paid calls again with the store on PostgreSQL: fewer, enough for p50 and for the throughput at 32.
 const POSTGRES_PROOF_RUNS: PaidRuns = [[1, 400], [32, 1200]]
 const POSTGRES_X402_RUNS: PaidRuns = [[1, 200], [32, 800]]
@@ -119,7 +122,7 @@ async function measureHttp (bench: BenchWorld, service: BenchProcess) {
   const manifestAnswer = await answerOf(`${service.url}${MANIFEST_PATH}`, 200)
   const challengeAnswer = await answerOf(`${service.url}${CHALLENGE_PATH}`, 402)
   const baseline = await startBaseline({ ...bareAnswers('manifest', manifestAnswer), ...bareAnswers('challenge', challengeAnswer) }, bench.scratch, join(bench.scratch, 'baseline.log'))
-  const withOurHeaders = (name: string) => ({ 'bare Fastify, same headers': at(baseline, `/${name}-with-headers`) })
+  const withOurHeaders = (name: string) => ({ [SAME_HEADERS]: at(baseline, `/${name}-with-headers`) })
   return await stopAfter(baseline, async () => {
     const { manifest, challenge } = await withPeers(bench, manifestAnswer.body, async peers => {
       progress(`GET ${MANIFEST_PATH} vs bare Fastify, @x402/express, @x402/hono`)
@@ -150,7 +153,7 @@ async function measureHttp (bench: BenchWorld, service: BenchProcess) {
 }
 
 /** Paid calls with fresh proofs, then x402 paid calls, at each number in flight, each beside its chain-only floor. */
-async function measurePaid (bench: BenchWorld, service: BenchProcess, runs = { proof: PROOF_RUNS, x402: X402_RUNS },
+async function measurePaid (bench: BenchWorld, service: BenchProcess, runs: { proof: PaidRuns, x402: PaidRuns, peer?: PaidRuns } = { proof: PROOF_RUNS, x402: X402_RUNS, peer: PEER_RUNS },
   database = join(bench.scratch, 'service.db')): Promise<BenchResult['paid']> {
   const { chain, priceApi } = bench
   const proofCount = runs.proof.reduce((sum, [, calls]) => sum + calls, 0)
@@ -178,6 +181,7 @@ async function measurePaid (bench: BenchWorld, service: BenchProcess, runs = { p
     progress(`x402 paid calls (PAYMENT-SIGNATURE, the service settles): ${calls} with ${concurrency} in flight, each block beside the chain-only floor`)
     x402.push(await measureX402Calls({ ...x402Options, calls, concurrency }))
   }
+  const peer = runs.peer === undefined ? undefined : await measurePeer(bench, service, runs.peer, database)
   return {
     path: PAID_PATH,
     freePath: MANIFEST_PATH,
@@ -185,8 +189,21 @@ async function measurePaid (bench: BenchWorld, service: BenchProcess, runs = { p
     prepareSeconds,
     proof,
     x402,
+    ...(peer === undefined ? {} : { peer }),
     priceApiCalls: priceCalls() - priceCallsBefore
   }
+}
+
+/** The x402 paid call beside @x402/express + its in-process facilitator, at each number in flight. */
+async function measurePeer (bench: BenchWorld, service: BenchProcess, runs: PaidRuns, database: string): Promise<PeerPaidSet[]> {
+  return await stopAfter(await startPaidPeer(bench, PAID_PATH, FETCH_PRICE), async peer => {
+    const sets: PeerPaidSet[] = []
+    for (const [concurrency, calls] of runs) {
+      progress(`x402 paid calls beside @x402/express + its in-process facilitator: ${calls} each with ${concurrency} in flight, alternating halves`)
+      sets.push(await measureAgainstPeer({ world: bench, service, peer, databasePath: database, path: PAID_PATH, price: FETCH_PRICE, calls, concurrency }))
+    }
+    return sets
+  })
 }
 
 /**
