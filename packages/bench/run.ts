@@ -38,6 +38,7 @@ const PAID_BLOCKS = 5
 /** Paid calls per run: [in flight, calls], each beside its chain-only floor. */
 const PROOF_RUNS: PaidRuns = [[1, 1000], [32, 3000]]
 const X402_RUNS: PaidRuns = [[1, 400], [10, 800], [32, 800]]
+const X402_WARMUP_CALLS = 100
 // The x402 paid call beside @x402/express + its in-process facilitator: calls to each, alternating halves.
 const PEER_RUNS: PaidRuns = [[1, 200], [10, 400], [32, 400]]
 // The paid calls again with the store on PostgreSQL: fewer, enough for p50 and for the throughput at 32.
@@ -177,6 +178,9 @@ async function measurePaid (bench: BenchWorld, service: BenchProcess, runs: { pr
   }
   const x402Options = { service, databasePath: options.databasePath, chain, path: PAID_PATH, price: FETCH_PRICE, feePayer: bench.feePayer }
   const x402: X402CallSet[] = []
+  // As every HTTP load has its warm-up: the x402 path's code compiled before its first measured call, on both sides.
+  progress(`x402 paid calls: ${X402_WARMUP_CALLS} unmeasured, with 10 in flight, beside the floor`)
+  await measureX402Calls({ ...x402Options, calls: X402_WARMUP_CALLS, concurrency: 10 })
   for (const [concurrency, calls] of runs.x402) {
     progress(`x402 paid calls (PAYMENT-SIGNATURE, the service settles): ${calls} with ${concurrency} in flight, each block beside the chain-only floor`)
     x402.push(await measureX402Calls({ ...x402Options, calls, concurrency }))
