@@ -5,7 +5,7 @@ import { openPostgresStore } from './postgres/postgres-store.js'
 import { createSqliteStore } from './sqlite/sqlite-store.js'
 import type { Store } from './store.js'
 import { timedStore, type StoreObserver } from './timed-store.js'
-import { loggableError } from '../lib/errors/loggable-error.js'
+import type { UnavailableError } from './contracts/store-unavailable.js'
 
 export interface StoreSettings {
   DATABASE_URL?: string
@@ -21,11 +21,15 @@ export interface OpenStoreOptions {
   signal?: AbortSignal
   /** Told the duration of each payment-claim operation and audit record (metrics); nothing is timed without it. */
   observe?: StoreObserver
+  /** The error an operation throws when the database cannot answer: the service's 503 STORE_UNAVAILABLE (StoreUnavailableError without it). */
+  unavailable?: UnavailableError
 }
 
 export interface StoreLogger {
   info (details: object, message: string): void
   warn (details: object, message: string): void
+  /** An error as a log line shows it (the service's summary: no credentials, no frozen contexts); its message alone without it. */
+  loggable?: (error: unknown) => object
 }
 
 const FIRST_RETRY_MS = 500
@@ -52,11 +56,11 @@ function reason (error: unknown): string {
  * With `observe`, the store comes back with its claims and audit record timed (timed-store.ts).
  */
 export async function openStore (settings: StoreSettings, log: StoreLogger, options: OpenStoreOptions = {}): Promise<Store> {
-  const store = await openEngine(settings, log, options.signal)
+  const store = await openEngine(settings, log, options)
   return options.observe === undefined ? store : timedStore(store, options.observe)
 }
 
-async function openEngine (settings: StoreSettings, log: StoreLogger, signal?: AbortSignal): Promise<Store> {
+async function openEngine (settings: StoreSettings, log: StoreLogger, { signal, unavailable }: OpenStoreOptions): Promise<Store> {
   if (settings.DATABASE_URL === undefined) {
     return createSqliteStore(settings.DATABASE_PATH, {
       synchronous: settings.SQLITE_SYNCHRONOUS,
@@ -72,7 +76,8 @@ async function openEngine (settings: StoreSettings, log: StoreLogger, signal?: A
       const store = await openPostgresStore({
         url,
         poolSize: settings.DATABASE_POOL_SIZE,
-        onIdleError: error => log.warn({ error: loggableError(error) }, 'a PostgreSQL connection broke; it is replaced on next use')
+        unavailable,
+        onIdleError: error => log.warn({ error: log.loggable?.(error) ?? { message: reason(error) } }, 'a PostgreSQL connection broke; it is replaced on next use')
       })
       log.info({ database: masked, poolSize: settings.DATABASE_POOL_SIZE }, 'store: PostgreSQL (DATABASE_URL)')
       return store

@@ -179,3 +179,15 @@ t.test('lib/contract/ reaches nothing above it', async t => {
   t.ok(tsFiles(join(PROJECT_ROOT, 'lib', 'contract')).length >= 4, 'the contract has files')
   t.same(reachingInto(['lib/contract'], path => !BELOW_THE_CONTRACT.some(below => path.startsWith(below))), [], 'imports from the contract up')
 })
+
+// The house from the bottom up: schemas/, then db/ (the store), then lib/, then the configuration
+// and the service's entry files at the root. The store throws its own error when the database
+// cannot answer and lib/ takes the settings it reads as types of its own, so no import runs back
+// up: db/ reaches nothing of lib/, and lib/ none of the root files above it.
+const ROOT_FILES_ABOVE_LIB = ['config.ts', 'check-config.ts', 'app.ts', 'server.ts']
+
+t.test('db/ imports nothing from lib/, and lib/ nothing from config.ts or the other root files above it', async t => {
+  t.ok(tsFiles(join(PROJECT_ROOT, 'db')).length > 10, 'the store has files')
+  t.same(reachingInto(['db'], path => path.startsWith('lib/')), [], 'imports from the store up into lib/')
+  t.same(reachingInto(['lib'], path => ROOT_FILES_ABOVE_LIB.includes(path)), [], 'imports from lib/ up into the root files')
+})

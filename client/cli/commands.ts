@@ -211,7 +211,7 @@ const keygen: Command = async (args) => {
 
 /** The service's own configuration check; loaded only when asked, so buyers never load the service. */
 const checkConfig: Command = async (args) => {
-  const { checkConfig: check, formatConfigCheck } = await import('../../lib/ops/check-config.js')
+  const { checkConfig: check, formatConfigCheck } = await import('../../check-config.js')
   const report = await check({ offline: args.offline === 'true' })
   return { result: report, text: formatConfigCheck(report), ...(report.ok ? {} : { exitCode: EXIT.USAGE }) }
 }

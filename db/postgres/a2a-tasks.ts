@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { A2aTaskRepository } from '../contracts/a2a-tasks.js'
-import { callDatabase } from './connection.js'
+import type { DatabaseCall } from './connection.js'
 
 // The database's clock when the caller gives no time: one clock for every instance.
 const CLOCK_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint'
@@ -12,7 +12,7 @@ const SELECT = `SELECT body FROM a2a_tasks WHERE id = $1 AND expires_at > coales
 const PRUNE = `DELETE FROM a2a_tasks WHERE id IN (SELECT id FROM a2a_tasks WHERE expires_at <= coalesce($1::bigint, ${CLOCK_MS}) LIMIT $2)`
 
 /** A2A tasks on PostgreSQL: one statement per call; an unreachable database is STORE_UNAVAILABLE. */
-export function createPostgresA2aTasks (pool: pg.Pool): A2aTaskRepository {
+export function createPostgresA2aTasks (pool: pg.Pool, callDatabase: DatabaseCall): A2aTaskRepository {
   return {
     async save ({ id, body, final, retentionMs, now }) {
       await callDatabase(async () => await pool.query(UPSERT, [id, body, retentionMs, now ?? null, final]))

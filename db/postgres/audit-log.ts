@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import type { AuditLog } from '../contracts/audit-log.js'
 import { createUnpaidCounter } from '../unpaid-counter.js'
-import { callDatabase } from './connection.js'
+import type { DatabaseCall } from './connection.js'
 
 const DAY_MS = 86_400_000
 const PRUNE_LOCK = 'token-merchant:prune'
@@ -22,7 +22,7 @@ const INSERT = {
 }
 
 /** The audit trail and the unpaid counters on PostgreSQL; the aggregates follow through triggers (001-schema.sql). */
-export function createPostgresAuditLog (pool: pg.Pool): AuditLog {
+export function createPostgresAuditLog (pool: pg.Pool, callDatabase: DatabaseCall): AuditLog {
   // As on SQLite: unpaid requests are counted in memory and written in one statement per flush.
   const unpaid = createUnpaidCounter()
 

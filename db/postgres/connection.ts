@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { storeUnavailable } from '../../lib/errors/store-unavailable.js'
+import { storeUnavailableError, type UnavailableError } from '../contracts/store-unavailable.js'
 
 const INT8_OID = 20
 const CONNECT_TIMEOUT_MS = 5000
@@ -29,13 +29,17 @@ export function isFatalConnectionError (error: unknown): boolean {
   return typeof code === 'string' && FATAL_SQLSTATES.has(code)
 }
 
-/** Runs a database call; an unreachable database becomes the 503 STORE_UNAVAILABLE answer. */
-export async function callDatabase<T> (call: () => Promise<T>): Promise<T> {
-  try {
-    return await call()
-  } catch (error) {
-    if (isConnectionError(error)) throw storeUnavailable(error)
-    throw error
+/** Runs a database call; an unreachable database throws `unavailable`'s error (the service answers it as the 503 STORE_UNAVAILABLE). */
+export type DatabaseCall = <T>(call: () => Promise<T>) => Promise<T>
+
+export function databaseCall (unavailable: UnavailableError = storeUnavailableError): DatabaseCall {
+  return async (call) => {
+    try {
+      return await call()
+    } catch (error) {
+      if (isConnectionError(error)) throw unavailable(error)
+      throw error
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { CANCEL_MEMORY_MS, type AnswerToKeep, type ClaimRequest, type ClaimResult, type ClaimState, type KeptAnswer, type PaymentClaims, type PaymentIdHolder, type SendMark, type SendMarkResult } from '../contracts/payment-claims.js'
 import { createBatcher } from './batcher.js'
-import { callDatabase } from './connection.js'
+import type { DatabaseCall } from './connection.js'
 
 const MAX_BATCH = 256
 // Redeems wait for the WAL flush, one flush at a time on the server: one redeem statement at a
@@ -136,15 +136,17 @@ const DISCARD = {
 }
 
 /** A statement that met a deadlock (rare: another statement took the same rows in another order) runs once more. */
-async function query<R extends pg.QueryResultRow> (pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
-  return await callDatabase(async () => {
-    try {
-      return await pool.query<R>(config)
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== DEADLOCK) throw error
-      return await pool.query<R>(config)
-    }
-  })
+function deadlockRetried (callDatabase: DatabaseCall) {
+  return async function query<R extends pg.QueryResultRow> (pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+    return await callDatabase(async () => {
+      try {
+        return await pool.query<R>(config)
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== DEADLOCK) throw error
+        return await pool.query<R>(config)
+      }
+    })
+  }
 }
 
 /**
@@ -153,7 +155,8 @@ async function query<R extends pg.QueryResultRow> (pool: pg.Pool, config: pg.Que
  * through `durable` (the commit waits for the WAL flush: a delivered proof is spent for good);
  * claims, releases and status reads through `fast`, whose commits do not wait (see postgres-store.ts).
  */
-export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg.Pool }, options: { maxInFlight: number }): PaymentClaims {
+export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg.Pool }, options: { maxInFlight: number, callDatabase: DatabaseCall }): PaymentClaims {
+  const query = deadlockRetried(options.callDatabase)
   const batching = { maxInFlight: options.maxInFlight, maxBatch: MAX_BATCH }
 
   // A claim taken (named_by null), or the payment a claim's payment-identifier names (named_by: that claim's signature).

@@ -2,7 +2,8 @@ import type pg from 'pg'
 import type { Store } from '../store.js'
 import { createPostgresA2aTasks } from './a2a-tasks.js'
 import { createPostgresAuditLog } from './audit-log.js'
-import { callDatabase, createPool } from './connection.js'
+import type { UnavailableError } from '../contracts/store-unavailable.js'
+import { createPool, databaseCall } from './connection.js'
 import { applyPostgresMigrations } from './migrate.js'
 import { createPostgresPaymentClaims } from './payment-claims.js'
 import { createPostgresRegistryRepository } from './registry-repository.js'
@@ -19,6 +20,8 @@ export interface PostgresStoreOptions {
   poolSize: number
   /** An idle connection broke (the server restarted or went away); it is replaced on next use. */
   onIdleError?: (error: Error) => void
+  /** The error an operation throws when the database cannot answer (StoreUnavailableError when not given). */
+  unavailable?: UnavailableError
 }
 
 const HEALTH_TIMEOUT_MS = 2000
@@ -30,6 +33,7 @@ const HEALTH_TIMEOUT_MS = 2000
  */
 export async function openPostgresStore (options: PostgresStoreOptions): Promise<PostgresStore> {
   const onIdleError = options.onIdleError ?? (() => {})
+  const callDatabase = databaseCall(options.unavailable)
   const pool = createPool(options.url, options.poolSize, onIdleError)
   try {
     await applyPostgresMigrations(pool)
@@ -50,11 +54,11 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     pool,
     // Few, large statements (one commit and one WAL flush for many claims) measured faster than
     // one per connection.
-    claims: createPostgresPaymentClaims({ durable: pool, fast: claimsPool }, { maxInFlight: claimsPoolSize }),
-    audit: createPostgresAuditLog(pool),
-    registry: createPostgresRegistryRepository(pool),
-    reputation: createPostgresReputationQueries(pool),
-    a2aTasks: createPostgresA2aTasks(pool),
+    claims: createPostgresPaymentClaims({ durable: pool, fast: claimsPool }, { maxInFlight: claimsPoolSize, callDatabase }),
+    audit: createPostgresAuditLog(pool, callDatabase),
+    registry: createPostgresRegistryRepository(pool, callDatabase),
+    reputation: createPostgresReputationQueries(pool, callDatabase),
+    a2aTasks: createPostgresA2aTasks(pool, callDatabase),
     // Bounded as a whole (waiting for a connection included): a health check must answer promptly.
     async isHealthy () {
       let timer: NodeJS.Timeout | undefined

@@ -1,13 +1,13 @@
 import type pg from 'pg'
 import type { RegisteredAgentBody } from '../../schemas/registry.js'
 import { scanStateOf, type RegistryRepository, type ScanRow } from '../contracts/registry-repository.js'
-import { callDatabase } from './connection.js'
+import type { DatabaseCall } from './connection.js'
 import { inTransaction } from './transaction.js'
 
 const ASCII_LOWER = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'"
 
 /** Registrations and the scan cursor on PostgreSQL, shared by every instance. */
-export function createPostgresRegistryRepository (pool: pg.Pool): RegistryRepository {
+export function createPostgresRegistryRepository (pool: pg.Pool, callDatabase: DatabaseCall): RegistryRepository {
   return {
     async scanState (key) {
       const { rows } = await callDatabase(async () => await pool.query<ScanRow>(`
@@ -18,7 +18,7 @@ export function createPostgresRegistryRepository (pool: pg.Pool): RegistryReposi
 
     async saveProgress (key, registrations, progress) {
       const complete = progress.kind === 'complete'
-      await inTransaction(pool, async (client) => {
+      await inTransaction(pool, callDatabase, async (client) => {
         if (registrations.length > 0) {
           await client.query(`
             INSERT INTO registry_agents (network, registry_address, signature, name, manifest_url, wallet, block_time, slot, scan_run, scan_position)

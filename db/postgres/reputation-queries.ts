@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { DAY_MS, HOUR_MS, WHOLE_LOG_MS, windowParts, type LatencyBucket, type ReputationQueries } from '../contracts/reputation-queries.js'
+import type { DatabaseCall } from './connection.js'
 import { inTransaction } from './transaction.js'
 
 // $1 from, $2 hourFrom, $3 dayFrom, $4 wholeFrom: as on SQLite, whole days, then whole hours, then
@@ -35,13 +36,13 @@ const SUMMARY = `SELECT
   (SELECT max(at) FROM audit_log WHERE at >= $1) AS "lastAt"`
 
 /** The reputation figures on PostgreSQL, from the aggregates the triggers of 001-schema.sql keep. */
-export function createPostgresReputationQueries (pool: pg.Pool): ReputationQueries {
+export function createPostgresReputationQueries (pool: pg.Pool, callDatabase: DatabaseCall): ReputationQueries {
   return {
     // One read-only snapshot: every figure from the same moment, even while requests write.
     async read (from) {
       const parts = windowParts(from)
       const windowValues = [parts.from, parts.hourFrom, parts.dayFrom, parts.wholeFrom]
-      return await inTransaction(pool, async (client) => {
+      return await inTransaction(pool, callDatabase, async (client) => {
         const outcomes = await client.query<{ service: string, outcome: string, verified: boolean, requests: number, revenue: string, latency_us: number }>(OUTCOMES, windowValues)
         const latency = await client.query<LatencyBucket>(LATENCY, windowValues)
         const summary = await client.query<{ uniquePayers: number, firstAt: number | null, lastAt: number | null }>(SUMMARY, [parts.from])

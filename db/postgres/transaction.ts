@@ -1,11 +1,11 @@
 import type pg from 'pg'
-import { callDatabase } from './connection.js'
+import type { DatabaseCall } from './connection.js'
 
 /**
  * Runs `work` in one transaction on one pooled connection; rolls back on failure and closes a
  * connection that failed rather than handing it back to the pool.
  */
-export async function inTransaction<T> (pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+export async function inTransaction<T> (pool: pg.Pool, callDatabase: DatabaseCall, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   return await callDatabase(async () => {
     const client = await pool.connect()
     let failed = false

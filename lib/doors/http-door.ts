@@ -1,20 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { loggableError } from '../errors/loggable-error.js'
 import { publicBaseUrl, requestPath } from '../http/public-url.js'
-import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { PAYMENT_HEADERS } from '../payment/headers.js'
-import { readPaymentProof } from '../payment/proof-headers.js'
-import type { PaymentVerifier } from '../payment/payment-verifier.js'
-import { storedResource } from '../contract/stored-resource.js'
-import { checkWalletSignature } from '../payment/wallet-signature.js'
-import { decodePaymentHeader } from '../x402/payment-payload.js'
-import { encodeHeaderJson, readPaymentForm, X402_HEADERS, type PaymentForm } from '../x402/payment-headers.js'
-import type { X402Payments } from '../x402/x402-payments.js'
+import { encodeHeaderJson, X402_HEADERS } from '../x402/payment-headers.js'
 import type { createHttpChallenges, HttpAnswer } from './http-challenges.js'
+import { createMethodPicker, type HttpPaymentMethod, type Named } from './http-payment-method.js'
 import type { AuditFlow } from '../../db/contracts/audit-log.js'
 import type { DeliveryCore, PaidDelivery, Redelivered } from '../delivery/paid-delivery.js'
-import { refusal, refusalOf, type Refusal } from '../contract/refusal.js'
+import { refusalOf, type Refusal } from '../contract/refusal.js'
 import { requestKey } from '../contract/request-key.js'
 
 /**
@@ -54,12 +48,10 @@ export interface HttpExchange {
 
 export interface HttpDoorOptions {
   core: DeliveryCore
-  proofs: PaymentVerifier
-  x402: Pick<X402Payments, 'verifyAndClaim' | 'settle'>
+  /** The ways to pay, in the order they are asked whether a request names them (httpPaymentMethods of http-methods.ts). */
+  methods: readonly HttpPaymentMethod[]
   challenges: ReturnType<typeof createHttpChallenges>
-  catalogue: Catalogue
   publicBaseUrl: string | undefined
-  requireWalletSignature: boolean
   /** Before any RPC work: throws (429) when the client's failed payments used up PROOF_FAILURE_LIMIT; else counts the attempt as under way until the returned function is called. */
   checkFailureLimit: (client: string) => () => void
   /** Counts a request that paid nothing. */
@@ -76,6 +68,9 @@ const PAID_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
 /** The largest answer kept for re-delivery; a larger one (none of today's products) is delivered once, not kept. */
 const MAX_KEPT_ANSWER_BYTES = 256 * 1024
 
+/** The way to pay a request names, or the conflict of two. */
+type Paying = Exclude<Named, { kind: 'none' }>
+
 /** Where a request that came with a payment stands once its payment was read: the handler runs next (held), or the door answers now. */
 type Opened =
   | { kind: 'held', delivery: PaidDelivery }
@@ -83,82 +78,57 @@ type Opened =
   | { kind: 'unpaid' }
   | Refusal
 
-/** The flow a request's payment form names, for the attempt's metrics label: a conflict counts as its first form. */
-function flowOfForm (form: PaymentForm): AuditFlow {
-  if (form.kind === 'x402') return form.flow
-  if (form.kind === 'conflict') return form.headers[0] === X402_HEADERS.paymentV1 ? 'x402-v1' : form.headers[0] === X402_HEADERS.paymentV2 ? 'x402-v2' : 'proof'
-  return 'proof'
-}
-
 /**
  * The HTTP door of the paid-delivery core: a gate before the handler and a delivery step as its
  * answer leaves, which the framework's glue runs for every paid route. It only translates:
- * payment headers in (proof headers, X-PAYMENT, PAYMENT-SIGNATURE), answers out (402 challenges,
- * the receipt header of the form that paid). Verification, the claim, settlement and the record
- * are the core's and the payment methods'.
+ * payment headers in (the way to pay a request names, picked from `methods`), answers out (402
+ * challenges, the receipt header of the form that paid). Verification, the claim, settlement and
+ * the record are the core's and the payment methods'.
  */
 export function createHttpDoor (options: HttpDoorOptions) {
-  const { core, proofs, x402, challenges } = options
+  const { core, challenges } = options
+  const named = createMethodPicker(options.methods)
 
   const resourceUrl = (exchange: HttpExchange) => `${publicBaseUrl(exchange, options.publicBaseUrl)}${requestPath(exchange.url)}`
 
   /** The 402 of a request without payment: the JSON challenge, or the same challenge as a page for a browser's navigation. */
   function sendUnpaid (exchange: HttpExchange, service: PaidServiceName) {
+    options.countUnpaid(service)
+    exchange.outcome = 'PAYMENT_REQUIRED'
     const challenge = challenges.unpaid(service, exchange)
     const { paywall } = options
     exchange.send(paywall !== undefined && paywall.wanted(exchange) ? paywall.page(service, exchange, challenge, resourceUrl(exchange)) : challenge)
   }
 
-  /** Verifies and claims the request's payment: the delivery, or why not. */
-  async function open (exchange: HttpExchange, service: PaidServiceName, form: PaymentForm, underWay: Array<() => void>): Promise<Opened> {
-    const bought = requestKey(exchange.method, requestPath(exchange.url))
-    if (form.kind === 'conflict') {
-      const headers = [...new Set(form.headers)]
-      return refusal('PAYMENT_FORMS_CONFLICT', `One payment per request: send either the proof headers or one x402 header, not ${headers.join(' + ')}`, { details: { headers } })
-    }
-    if (form.kind === 'x402') {
-      const decoded = decodePaymentHeader(form.header)
-      if (decoded.kind === 'refused') return decoded
-      underWay.push(options.checkFailureLimit(exchange.ip))
-      const claim = await x402.verifyAndClaim(decoded.payload, service, { resource: resourceUrl(exchange), flow: form.flow, requestKey: bought })
-      if (claim.kind === 'refused') return claim
-      if (claim.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(claim.answer, form.flow) }
-      const held = claim.payment
-      return { kind: 'held', delivery: core.begin(held, async (answer) => await x402.settle(held, answer), exchange.ip) }
-    }
-    const read = readPaymentProof(exchange.headers)
-    if (read.kind === 'absent') return { kind: 'unpaid' }
-    if (read.kind === 'refused') return read
-    underWay.push(options.checkFailureLimit(exchange.ip))
-    const header = exchange.headers[PAYMENT_HEADERS.walletSignature]
-    const walletSignature = Array.isArray(header) ? header[0] : header
-    const binding = await checkWalletSignature(walletSignature, read.proof,
-      { method: exchange.method, path: requestPath(exchange.url).split('?')[0] }, options.requireWalletSignature)
-    if (binding !== undefined) return binding
-    const verified = await proofs.verifyAndClaim(read.proof, service, options.catalogue.product(service),
-      { resource: storedResource(resourceUrl(exchange)), requestKey: bought, buyerProven: walletSignature !== undefined && walletSignature !== '' })
-    if (verified.kind === 'refused') return verified
-    if (verified.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(verified.answer, 'proof') }
-    const held = verified.payment
-    return { kind: 'held', delivery: core.begin(held, async (answer) => await proofs.settle(held, answer), exchange.ip) }
+  /** The way to pay the request names verifies and claims its payment: the delivery, or why not. */
+  async function open (exchange: HttpExchange, service: PaidServiceName, method: HttpPaymentMethod, underWay: Array<() => void>): Promise<Opened> {
+    const verdict = await method.open({
+      request: exchange,
+      service,
+      resource: resourceUrl(exchange),
+      requestKey: requestKey(exchange.method, requestPath(exchange.url)),
+      attempt: () => { underWay.push(options.checkFailureLimit(exchange.ip)) }
+    })
+    if (verdict.kind === 'held') return { kind: 'held', delivery: core.begin(verdict.payment, verdict.settle, exchange.ip) }
+    if (verdict.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(verdict.answer, method.flow) }
+    return verdict
   }
 
   /** The outcome of a payment that came: held (the handler runs next) or answered here. */
-  async function admit (exchange: HttpExchange, service: PaidServiceName): Promise<boolean> {
+  async function admit (exchange: HttpExchange, service: PaidServiceName, paying: Paying): Promise<boolean> {
     const underWay: Array<() => void> = []
     try {
-      return await decide(exchange, service, underWay)
+      return await decide(exchange, service, paying, underWay)
     } finally {
       // After a refusal was recorded: the attempt is no longer under way.
       for (const done of underWay) done()
     }
   }
 
-  async function decide (exchange: HttpExchange, service: PaidServiceName, underWay: Array<() => void>): Promise<boolean> {
-    const form = readPaymentForm(exchange.headers)
+  async function decide (exchange: HttpExchange, service: PaidServiceName, paying: Paying, underWay: Array<() => void>): Promise<boolean> {
     let opened: Opened
     try {
-      opened = await open(exchange, service, form, underWay)
+      opened = paying.kind === 'conflict' ? paying.refusal : await open(exchange, service, paying.method, underWay)
     } catch (error) {
       const known = refusalOf(error)
       if (known === undefined) throw error
@@ -167,14 +137,12 @@ export function createHttpDoor (options: HttpDoorOptions) {
       opened = known
     }
     if (opened.kind === 'unpaid') {
-      options.countUnpaid(service)
-      exchange.outcome = 'PAYMENT_REQUIRED'
       sendUnpaid(exchange, service)
       return false
     }
     if (opened.kind === 'refused') {
       exchange.outcome = opened.code
-      exchange.send(challenges.refused(service, core.refused(service, flowOfForm(form), exchange.ip, opened), exchange.id, resourceUrl(exchange)))
+      exchange.send(challenges.refused(service, core.refused(service, paying.method.flow, exchange.ip, opened), exchange.id, resourceUrl(exchange)))
       return false
     }
     if (opened.kind === 'redelivered') {
@@ -225,13 +193,12 @@ export function createHttpDoor (options: HttpDoorOptions) {
    */
   function gate (exchange: HttpExchange, service: PaidServiceName): false | Promise<boolean> {
     // HEAD never verifies, claims or spends anything: it answers like an unpaid GET.
-    if (exchange.method === 'HEAD' || readPaymentForm(exchange.headers).kind === 'none') {
-      options.countUnpaid(service)
-      exchange.outcome = 'PAYMENT_REQUIRED'
+    const paying = exchange.method === 'HEAD' ? undefined : named(exchange.headers)
+    if (paying === undefined || paying.kind === 'none') {
       sendUnpaid(exchange, service)
       return false
     }
-    return admit(exchange, service)
+    return admit(exchange, service, paying)
   }
 
   /**
@@ -256,7 +223,10 @@ export function createHttpDoor (options: HttpDoorOptions) {
     return answer.body
   }
 
-  return { gate, deliver }
+  /** True when the request names a way to pay (one or more): a route that can never be bought refuses it as malformed input. */
+  const carriesPayment = (headers: HttpExchange['headers']) => named(headers).kind !== 'none'
+
+  return { gate, deliver, carriesPayment }
 }
 
 /** The receipt in the header of the form that paid: PAYMENT-RESPONSE (v2), else X-PAYMENT-RESPONSE (v1 and proofs). */

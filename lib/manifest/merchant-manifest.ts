@@ -1,15 +1,22 @@
-import type { Config } from '../../config.js'
 import { SERVICE_VERSION } from '../../project.js'
 import type { ManifestBody } from '../../schemas/manifest.js'
 import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS } from '../payment/catalog.js'
 import { AGENT_CARD_PATH } from '../a2a/agent-card.js'
+import type { NetworkName } from '../solana/networks.js'
+import type { TermsConfig } from './payment-terms.js'
 
 /** Path of the MCP endpoint (streamable HTTP), beside the HTTP routes on the same port. */
 export const MCP_PATH = '/mcp'
 
-type ManifestConfig = Pick<Config, 'AGENT_NAME' | 'AGENT_DESCRIPTION' | 'PAYMENT_TOKEN_SYMBOL' | 'REQUIRE_WALLET_SIGNATURE' |
-'network' | 'dataNetwork' | 'paymentAddress' | 'paymentMint' | 'x402Network'>
+/** The settings the manifest shows (config.ts's Config has them; lib/ names no config type). */
+interface ManifestConfig extends TermsConfig {
+  AGENT_NAME: string
+  AGENT_DESCRIPTION: string
+  REQUIRE_WALLET_SIGNATURE: boolean
+  network: NetworkName
+  dataNetwork: NetworkName
+}
 
 /**
  * The manifest (/.well-known/agent.json, and the get_manifest MCP tool): everything but the

@@ -1,7 +1,6 @@
-import type { Config } from '../../config.js'
 import { CATALOGUE, fillPath, type Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
-import { x402Network } from '../x402/networks.js'
+import { x402Network, type X402NetworkName } from '../x402/networks.js'
 
 /**
  * The terms of each product as the discovery documents print them (x-payment-info in the OpenAPI
@@ -30,7 +29,13 @@ export interface ProductTerms {
   network: { v1: string, v2: string }
 }
 
-export type TermsConfig = Pick<Config, 'PAYMENT_TOKEN_SYMBOL' | 'paymentAddress' | 'paymentMint' | 'x402Network'>
+/** The settings the terms are made of (config.ts's Config has them; lib/ names no config type). */
+export interface TermsConfig {
+  PAYMENT_TOKEN_SYMBOL: string
+  paymentAddress: string
+  paymentMint: string
+  x402Network: X402NetworkName
+}
 
 export function productTerms (config: TermsConfig, catalogue: Catalogue = CATALOGUE): ProductTerms[] {
   const network = x402Network(config.x402Network)

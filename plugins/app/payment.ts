@@ -1,7 +1,9 @@
 import type { onSendHookHandler, preHandlerHookHandler } from 'fastify'
+import type { IncomingHttpHeaders } from 'node:http'
 import fp from 'fastify-plugin'
 import { createHttpChallenges } from '../../lib/doors/http-challenges.js'
 import { createHttpDoor } from '../../lib/doors/http-door.js'
+import { httpPaymentMethods } from '../../lib/doors/http-methods.js'
 import { createDeliveryCore, type PaidDelivery } from '../../lib/delivery/paid-delivery.js'
 import { createRedelivery } from '../../lib/contract/redelivery.js'
 import { hookList } from '../../lib/http/route-hooks.js'
@@ -24,6 +26,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The paid-delivery core every door drives (HTTP here, MCP in the mcp plugin). */
     delivery: ReturnType<typeof createDeliveryCore> & { checkFailureLimit: (client: string) => () => void }
+    /** True when a request's headers name a way to pay (the HTTP door's list of them). */
+    carriesPayment: (headers: IncomingHttpHeaders) => boolean
   }
 }
 
@@ -85,12 +89,9 @@ export default fp(async (fastify) => {
 
   const door = createHttpDoor({
     core,
-    proofs,
-    x402,
+    methods: httpPaymentMethods({ proofs, x402, catalogue: fastify.catalogue, requireWalletSignature: config.REQUIRE_WALLET_SIGNATURE }),
     challenges,
-    catalogue: fastify.catalogue,
     publicBaseUrl: config.PUBLIC_BASE_URL,
-    requireWalletSignature: config.REQUIRE_WALLET_SIGNATURE,
     checkFailureLimit: client => failureLimit.check(client),
     countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
     paywall: fastify.paywall?.door
@@ -107,6 +108,8 @@ export default fp(async (fastify) => {
     if (delivery === undefined || delivery.state !== 'held') done(null, payload)
     else door.deliver(new FastifyExchange(request, reply), payload, delivery).then(sent => done(null, sent), done)
   }
+
+  fastify.decorate('carriesPayment', door.carriesPayment)
 
   // Declared up front, so every request object has the same shape (no property added on the fly).
   fastify.decorateRequest('payment', undefined)

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { openStore } from '../../db/open-store.js'
 import type { Store } from '../../db/store.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
+import { storeUnavailable } from '../../lib/errors/store-unavailable.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,7 +26,12 @@ export default fp(async (fastify) => {
   // Timed as it is built (metrics on): the app holds only the timed claims and audit log, and
   // the shutdown's claim ledger (plugins/app/shutdown.ts) wraps those same objects.
   const { metrics } = fastify
-  const store = await openStore(fastify.config, log, metrics === null ? {} : { observe: (operation, durationMs) => metrics.storeOperation(operation, durationMs) })
+  // The store's errors as the service answers and logs them: an unreachable database is the 503 STORE_UNAVAILABLE.
+  const storeLog = { info: log.info.bind(log), warn: log.warn.bind(log), loggable: loggableError }
+  const store = await openStore(fastify.config, storeLog, {
+    unavailable: storeUnavailable,
+    ...(metrics === null ? {} : { observe: (operation, durationMs) => metrics.storeOperation(operation, durationMs) })
+  })
   fastify.decorate('store', store)
 
   // Prunes in batches and yields between them, so requests keep flowing during a catch-up.

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify'
 import { validationError } from '../../../lib/errors/error-body.js'
-import { readPaymentForm } from '../../../lib/x402/payment-headers.js'
 
 /**
  * Directory crawlers (x402scan) probe a paid route at its own OpenAPI template,
@@ -21,7 +20,7 @@ export function passTemplateProbe (request: FastifyRequest, param: string): bool
   if (failed === undefined) return false
   const template = `{${param}}`
   if ((request.params as Record<string, unknown>)[param] !== template) throw failed
-  if (readPaymentForm(request.headers).kind !== 'none') {
+  if (request.server.carriesPayment(request.headers)) {
     throw validationError([{ in: 'params', path: param, message: `is the route template ${template}: name a value to buy` }])
   }
   return true
