@@ -1,8 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { errorBody, type ErrorBody } from '../errors/error-body.js'
 import type { DeliveryCore } from '../delivery/paid-delivery.js'
+import { deliverPaidCall } from '../delivery/paid-call.js'
 import { requestKey } from '../contract/request-key.js'
-import { goneBeforeSettlement, refusal, refusalOf, refusalText, type Refusal } from '../contract/refusal.js'
+import { goneBeforeSettlement, refusal, refusalText, type Refusal } from '../contract/refusal.js'
 import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { withToolDiscovery } from '../x402/discovery-extension.js'
@@ -20,7 +21,7 @@ export interface PaidToolCallDeps {
   /** The common error body of a thrown error (AppError with its code; anything else INTERNAL_ERROR, logged). */
   errorBodyOf: (error: unknown) => ErrorBody
   /** PROOF_FAILURE_LIMIT for this caller, as on HTTP: throws 429 RATE_LIMITED before any RPC call once its payments failed too often; else counts the call as under way until the returned function is called. */
-  checkFailureLimit: () => () => void
+  checkFailureLimit: (client: string) => () => void
   /** Who is calling (the client's address), for the failure limit. */
   client: string
   requestId: string
@@ -50,9 +51,9 @@ export interface PaidToolCall {
 /**
  * The MCP door of the paid-delivery core: a paid tool call under x402's MCP transport
  * (tool-result binding). It only translates: the payload from `params._meta`, the PaymentRequired
- * or the document with its SettlementResponse out. The lifecycle (claim before the tool runs,
- * money moves only once the document is ready, a failed tool gives the claim back, one audit row
- * per payment) is the core's, as on HTTP.
+ * or the document with its SettlementResponse out. The steps (claim before the tool runs, money
+ * moves only once the document is ready, a failed tool gives the claim back, one audit row per
+ * payment) are the core's (lib/delivery/paid-call.ts), as on A2A.
  */
 export function createPaidToolCaller (deps: PaidToolCallDeps) {
   const { core, payments, errorBodyOf, client, requestId } = deps
@@ -73,67 +74,32 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       return askPayment(refusal('PAYMENT_REQUIRED', `${call.tool} is paid; pay one of accepts and call again with the payment`))
     }
 
-    const bought = requestKey('tools/call', resource, call.arguments)
     const callerRef = deps.callerRefOf(call.requestId)
-    let claim
-    let underWay = () => {}
-    try {
-      underWay = deps.checkFailureLimit()
-      claim = await payments.verifyAndClaim(call.payload, service, { resource, flow: 'mcp', requestKey: bought, callerRef })
-    } catch (error) {
-      const known = refusalOf(error)
-      if (known === undefined) throw error
-      claim = known
-    }
-    if (claim.kind === 'refused') {
-      const refused = core.refused(service, 'mcp', client, claim)
-      underWay()
+    const outcome = await deliverPaidCall(core, {
+      method: payments,
+      payload: call.payload,
+      service,
+      context: { resource, flow: 'mcp', requestKey: requestKey('tools/call', resource, call.arguments), callerRef },
+      client,
+      requestId,
+      checkFailureLimit: deps.checkFailureLimit,
+      run: call.run,
+      errorBodyOf,
+      // Cancelled: the SDK closed the call, or a cancel notice for it reached this process (perhaps
+      // before its claim existed, so the store never saw it): nothing is settled.
+      cancelled: () => call.signal?.aborted === true || deps.cancelledHere(callerRef),
+      // The result reached the buyer if the HTTP answer carrying it went out and no cancel came for it.
+      reached: async () => await deps.answered() && !deps.cancelledHere(callerRef)
+    })
+    switch (outcome.kind) {
       // A client held back by the failure limit is told so; every other refusal asks for payment again, with the reason.
-      return refused.code === 'RATE_LIMITED' ? errorResult(bodyOf(refused)) : askPayment(refused)
-    }
-    underWay()
-    if (claim.kind === 'redelivered') {
+      case 'refused': return outcome.refusal.code === 'RATE_LIMITED' ? errorResult(bodyOf(outcome.refusal)) : askPayment(outcome.refusal)
       // The answer this payment bought, kept: served again, nothing charged, nothing computed.
-      const again = core.redelivered(claim.answer, 'mcp')
-      recordWhenAnswered(async written => await again.record({ requestId, status: () => 200, reached: written && !deps.cancelledHere(callerRef) }))
-      return documentResult(JSON.parse(claim.answer.body) as object, { [X402_PAYMENT_RESPONSE_META_KEY]: claim.answer.receipt, [REDELIVERED_META_KEY]: true })
+      case 'redelivered': return documentResult(JSON.parse(outcome.answer.body) as object, { [X402_PAYMENT_RESPONSE_META_KEY]: outcome.answer.receipt, [REDELIVERED_META_KEY]: true })
+      case 'failed': return errorResult(outcome.body)
+      case 'cancelled': return errorResult(bodyOf(goneBeforeSettlement('The call was cancelled')))
+      case 'settlement-refused': return askPayment(outcome.refusal)
+      case 'delivered': return documentResult(outcome.document, { [X402_PAYMENT_RESPONSE_META_KEY]: outcome.receipt })
     }
-    const held = claim.payment
-    const delivery = core.begin(held, async (answer) => await payments.settle(held, answer), client)
-    let status = 200
-    const record = async () => await delivery.record({ requestId, status: () => status, reached: false })
-
-    let document: object
-    try {
-      document = await call.run()
-    } catch (error) {
-      const body = errorBodyOf(error)
-      status = body.statusCode
-      await delivery.fail(body.code)
-      await record()
-      return errorResult(body)
-    }
-    // Cancelled: the SDK closed the call, or a cancel notice for it reached this process (perhaps
-    // before its claim existed, so the store never saw it): nothing is settled.
-    if (call.signal?.aborted === true || deps.cancelledHere(callerRef)) {
-      status = 499
-      await delivery.abort()
-      await record()
-      return errorResult(bodyOf(goneBeforeSettlement('The call was cancelled')))
-    }
-
-    const result = await delivery.complete({ status: 200, contentType: 'application/json', body: JSON.stringify(document) })
-    if (result.kind === 'refused') {
-      status = result.statusCode
-      await record()
-      return askPayment(result)
-    }
-    // The result reached the buyer if the HTTP answer carrying it went out and no cancel came for it.
-    recordWhenAnswered(async written => await delivery.record({ requestId, status: () => status, reached: written && !deps.cancelledHere(callerRef) }))
-    return documentResult(document, { [X402_PAYMENT_RESPONSE_META_KEY]: result.receipt })
-  }
-
-  function recordWhenAnswered (record: (reached: boolean) => Promise<void>): void {
-    deps.answered().then(record).catch((error: unknown) => errorBodyOf(error))
   }
 }

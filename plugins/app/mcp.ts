@@ -106,7 +106,7 @@ export default fp(async (fastify) => {
       catalogue: fastify.catalogue,
       errorBodyOf,
       countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
-      checkFailureLimit: () => fastify.delivery.checkFailureLimit(request.ip),
+      checkFailureLimit: client => fastify.delivery.checkFailureLimit(client),
       client: request.ip,
       requestId: request.id,
       callerRefOf: jsonRpcId => cancellation.callerRefOf(request.headers[MCP_SESSION_HEADER], jsonRpcId),
