@@ -9,7 +9,7 @@ import { AppError } from '../../../lib/errors/app-error.js'
 import { deliverPaidCall, type PaidCall } from '../../../lib/delivery/paid-call.js'
 import { NOT_REACHED } from '../../../lib/delivery/paid-delivery.js'
 import { createProofFailureLimit } from '../../../lib/payment/proof-failure-limit.js'
-import { toolErrorBodies } from '../../../lib/mcp/tool-errors.js'
+import { toolErrorBodies } from '../../../lib/tools/tool-errors.js'
 import { coreUnderTest, LEASE_MS, PRODUCT, type CoreUnderTest } from '../../fixtures/delivery-core.js'
 
 // The steps of a paid call (lib/delivery/paid-call.ts) on the real SQLite store, as the MCP and A2A
