@@ -9,7 +9,7 @@ import type { PaidServiceName } from '../../payment/catalog.js'
 import { withToolDiscovery } from '../../x402/discovery-extension.js'
 import type { X402Payments } from '../../x402/x402-payments.js'
 import { documentResult, errorResult, paymentRequiredResult } from './tool-results.js'
-import { toolResourceUrl } from './x402-meta.js'
+import { toolResourceUrl } from './tool-resource.js'
 import { REDELIVERED_META_KEY, X402_PAYMENT_RESPONSE_META_KEY } from '../../../schemas/mcp.js'
 
 export interface PaidToolCallDeps {

@@ -102,11 +102,14 @@ t.test('refused before a claim: nothing stored, nothing run, the refusal as the 
   t.equal(s.runs, 0, 'the product did not run')
   t.same(s.held, [], 'onHeld was not called')
   t.equal(auditCount(s.c), 0, 'no audit row')
+  t.equal(s.c.store.db.prepare('SELECT count(*) FROM payment_claims').pluck().get(), 0, 'no claim')
+  await s.c.store.audit.flushUnpaid()
+  t.same(s.c.store.db.prepare('SELECT service, outcome, count FROM unpaid_counts').all(), [{ service: PRODUCT.name, outcome: 'X402_INVALID_PAYLOAD', count: 1 }], 'only counted')
   t.same(s.c.clientFailures, [{ client: 'client-1', code: 'X402_INVALID_PAYLOAD' }], 'counted against the client')
   t.same(s.c.attempts, [{ service: PRODUCT.name, flow: 'mcp', outcome: 'X402_INVALID_PAYLOAD' }])
 })
 
-t.test('at the failure limit: RATE_LIMITED before the method is asked, and the call under way is counted off again', async (t) => {
+t.test('at the failure limit: RATE_LIMITED before the method is asked, nothing stored', async (t) => {
   const s = scene(t)
   s.limit.count('client-1')
   s.limit.count('client-1')
