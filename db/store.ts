@@ -18,7 +18,7 @@ export interface Store {
   readonly audit: AuditLog
   readonly registry: RegistryRepository
   readonly reputation: ReputationQueries
-  /** A2A tasks, stored once paid (lib/a2a/). */
+  /** A2A tasks, stored once paid (lib/doors/a2a/). */
   readonly a2aTasks: A2aTaskRepository
   /** True when the database answers a trivial query now. */
   isHealthy (): Promise<boolean>

@@ -1,6 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { EXAMPLE_PRODUCT } from './examples.js'
 
+// The names an MCP message carries are part of the wire contract: the MCP door writes and reads
+// them, the documents (lib/manifest) name them, the client reads them, all from here.
+
+/** Header of the MCP session (streamable HTTP): the SDK client sends back the id the initialize answer gave it. */
+export const MCP_SESSION_HEADER = 'mcp-session-id'
+
+/** Key of the PaymentPayload in a tools/call request's `params._meta` (x402 v2 MCP transport). */
+export const X402_PAYMENT_META_KEY = 'x402/payment'
+
+/** Key of the SettlementResponse in a paid tool result's `_meta` (x402 v2 MCP transport). */
+export const X402_PAYMENT_RESPONSE_META_KEY = 'x402/payment-response'
+
+/** Set (true) in a paid tool result's `_meta` when the result is a kept answer served again to the payment that bought it: nothing was charged. */
+export const REDELIVERED_META_KEY = 'token-merchant/redelivered'
+
 /**
  * x402 v2 PaymentRequired as an MCP paid tool returns it (tool-result binding): `structuredContent`
  * of a result with `isError: true`. Only what a client needs to recognise and answer it is pinned

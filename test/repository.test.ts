@@ -112,7 +112,7 @@ t.test('a product\'s names appear in at most 3 source files beside its own and t
 
 // The catalogue is at the bottom of lib/: the doors and the documents read it, so it reaches no
 // Fastify, no door, not the delivery core and none of the places it is derived into.
-const ABOVE_THE_CATALOGUE = ['lib/delivery/', 'lib/doors/', 'lib/mcp/', 'lib/a2a/', 'lib/x402/', 'lib/manifest/', 'lib/paywall/', 'lib/ops/', 'plugins/', 'routes/', 'app.ts']
+const ABOVE_THE_CATALOGUE = ['lib/delivery/', 'lib/doors/', 'lib/tools/', 'lib/x402/', 'lib/manifest/', 'lib/paywall/', 'lib/ops/', 'plugins/', 'routes/', 'app.ts']
 const PACKAGE_IMPORT = /\bfrom\s+['"]([^'".][^'"]*)['"]/g
 
 t.test('lib/catalogue/ imports no Fastify, no door and not the core', async t => {
@@ -136,7 +136,7 @@ t.test('lib/catalogue/ imports no Fastify, no door and not the core', async t =>
 // (Refusal, the held payment, Settled, re-delivery, the request key). Above it the payment
 // methods, which verify, claim and settle, and never know which door asked or how the core drives
 // them; the core and the doors stand above those. The web framework is the plugins' and routes'.
-const DOORS_AND_CORE = ['lib/doors/', 'lib/mcp/', 'lib/a2a/', 'lib/paywall/', 'lib/delivery/', 'plugins/', 'routes/', 'app.ts']
+const DOORS_AND_CORE = ['lib/doors/', 'lib/paywall/', 'lib/delivery/', 'plugins/', 'routes/', 'app.ts']
 const PAYMENT_METHODS = ['lib/payment', 'lib/x402']
 /** What lib/contract/ may reach: itself, the error table, the Solana helpers, the store's contracts and schemas/. */
 const BELOW_THE_CONTRACT = ['lib/contract/', 'lib/errors/', 'lib/solana/', 'db/contracts/', 'schemas/']
@@ -190,4 +190,63 @@ t.test('db/ imports nothing from lib/, and lib/ nothing from config.ts or the ot
   t.ok(tsFiles(join(PROJECT_ROOT, 'db')).length > 10, 'the store has files')
   t.same(reachingInto(['db'], path => path.startsWith('lib/')), [], 'imports from the store up into lib/')
   t.same(reachingInto(['lib'], path => ROOT_FILES_ABOVE_LIB.includes(path)), [], 'imports from lib/ up into the root files')
+})
+
+// The doors (docs/architecture.md, "Layers"): every way in for a buyer drives the delivery core,
+// and they stand side by side in lib/doors/: the HTTP door in the files there, each other door in
+// a folder of its own (mcp/, a2a/). A door stands on the floors below it, never on another door,
+// and nothing else in lib/ stands on a door, so a door is added or taken away on its own.
+const DOORS = 'lib/doors/'
+/** The wire protocols only a door speaks. */
+const DOOR_PROTOCOLS = ['@modelcontextprotocol/sdk', '@a2a-js/sdk']
+/** Folders of lib/ that render one door's answers and may name them: the payment page is the HTTP door's 402 for people. */
+const ANSWERS_OF_A_DOOR: Record<string, string> = { 'lib/paywall/': 'http' }
+
+/** The door a project path belongs to: its folder in lib/doors/, 'http' for the files directly there; undefined outside lib/doors/. */
+function doorOf (path: string): string | undefined {
+  if (!path.startsWith(DOORS)) return undefined
+  const parts = path.slice(DOORS.length).split('/')
+  return parts.length > 1 ? parts[0] : 'http'
+}
+
+t.test('the doors live in lib/doors/: whatever in lib/ drives the core or speaks a door\'s protocol is there', async t => {
+  const files = tsFiles(join(PROJECT_ROOT, 'lib'))
+  t.same([...new Set(files.map(file => doorOf(projectPath(file))).filter(door => door !== undefined))].sort(), ['a2a', 'http', 'mcp'], 'the doors')
+  const offenders = files.filter(file => {
+    const path = projectPath(file)
+    if (path.startsWith(DOORS) || path.startsWith('lib/delivery/')) return false
+    const drivesTheCore = importsOf(file).some(target => projectPath(target).startsWith('lib/delivery/'))
+    const speaksADoorProtocol = [...readFileSync(file, 'utf8').matchAll(PACKAGE_IMPORT)].some(match => DOOR_PROTOCOLS.some(name => match[1] === name || match[1].startsWith(`${name}/`)))
+    return drivesTheCore || speaksADoorProtocol
+  }).map(projectPath)
+  t.same(offenders, [], 'door code outside lib/doors/')
+})
+
+t.test('nothing in lib/ outside lib/doors/ reaches a door', async t => {
+  const outside = readdirSync(join(PROJECT_ROOT, 'lib')).filter(name => name !== 'doors').map(name => `lib/${name}`)
+  t.ok(outside.length > 10, 'the folders of lib/ were listed')
+  const offenders = new Set<string>()
+  for (const folder of outside) {
+    for (const file of tsFiles(join(PROJECT_ROOT, folder))) {
+      for (const [target, importer] of reachedFrom(file)) {
+        const door = doorOf(projectPath(target))
+        if (door === undefined || doorOf(projectPath(importer)) !== undefined) continue
+        const answers = Object.entries(ANSWERS_OF_A_DOOR).find(([prefix]) => projectPath(importer).startsWith(prefix))?.[1]
+        if (door !== answers) offenders.add(`${projectPath(importer)} imports ${projectPath(target)}`)
+      }
+    }
+  }
+  t.same([...offenders], [], 'imports into a door from below it')
+})
+
+t.test('a door reaches no other door', async t => {
+  const offenders = new Set<string>()
+  for (const file of tsFiles(join(PROJECT_ROOT, 'lib', 'doors'))) {
+    const own = doorOf(projectPath(file))
+    for (const [target, importer] of reachedFrom(file)) {
+      const door = doorOf(projectPath(target))
+      if (door !== undefined && door !== own && doorOf(projectPath(importer)) === own) offenders.add(`${projectPath(importer)} imports ${projectPath(target)}`)
+    }
+  }
+  t.same([...offenders], [], 'imports from one door into another')
 })

@@ -1,8 +1,8 @@
 /**
- * A2A tasks (lib/a2a/), the same on every engine: one row per task, its wire JSON as the SDK
+ * A2A tasks (lib/doors/a2a/), the same on every engine: one row per task, its wire JSON as the SDK
  * serialises it, kept until `expires_at` (DELIVERY_RETENTION_SECONDS after its last change) so a
  * completed task's artifact can be read again with GetTask from any instance. A task awaiting
- * payment is never written (lib/a2a/task-id.ts): only tasks whose payment was accepted, and
+ * payment is never written (lib/doors/a2a/task-id.ts): only tasks whose payment was accepted, and
  * cancelled ones, are stored.
  */
 export interface StoredTask {

@@ -84,7 +84,7 @@ export const NOT_REACHED = 'CLIENT_ABORTED_AFTER_PAYMENT'
  * claimed → (handler ran) → settled and redeemed → delivered, or given back. The claim's lease is
  * renewed while the holder works; a holder that lost its claim never delivers (the store's
  * redeem and markSent say so); a claim that may have sent money is never released by a failure
- * or an abort, only by the chain's verdict (lib/x402/x402-payments.ts). Every attempt (refused
+ * or an abort, only by the chain's verdict (lib/x402/x402-settle.ts). Every attempt (refused
  * before a claim, re-delivered, or ended here) and every settlement is published on the
  * diagnostics channels (lib/metrics/events.ts), whichever door it came through.
  */

@@ -1,8 +1,8 @@
 import type { X402WellKnownBody } from '../../schemas/discovery.js'
 import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
-import { X402_PAYMENT_META_KEY } from '../mcp/x402-meta.js'
+import { X402_PAYMENT_META_KEY } from '../../schemas/mcp.js'
 import { MCP_PATH } from './merchant-manifest.js'
-import { AGENT_CARD_PATH } from '../a2a/agent-card.js'
+import { AGENT_CARD_PATH } from '../../schemas/a2a.js'
 import { exampleUrl, type ProductTerms } from './payment-terms.js'
 
 /**

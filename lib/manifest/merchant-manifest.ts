@@ -2,7 +2,7 @@ import { SERVICE_VERSION } from '../../project.js'
 import type { ManifestBody } from '../../schemas/manifest.js'
 import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS } from '../payment/catalog.js'
-import { AGENT_CARD_PATH } from '../a2a/agent-card.js'
+import { AGENT_CARD_PATH } from '../../schemas/a2a.js'
 import type { NetworkName } from '../solana/networks.js'
 import type { TermsConfig } from './payment-terms.js'
 

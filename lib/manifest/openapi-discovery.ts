@@ -1,9 +1,8 @@
 import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
 import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
 import { COMMON_HEADERS, HEADERS } from '../../schemas/responses.js'
-import { MCP_SESSION_HEADER } from '../mcp/call-cancellation.js'
-import { proseList } from '../mcp/tool-catalog.js'
-import { X402_PAYMENT_META_KEY } from '../mcp/x402-meta.js'
+import { proseList } from '../tools/tool-catalog.js'
+import { MCP_SESSION_HEADER, X402_PAYMENT_META_KEY } from '../../schemas/mcp.js'
 import { MCP_PATH } from './merchant-manifest.js'
 import type { ProductTerms } from './payment-terms.js'
 

@@ -4,17 +4,18 @@ import { A2A_VERSION_HEADER, AgentCard, Extensions, HTTP_EXTENSION_HEADER } from
 import { A2A_LEGACY_PROTOCOL_VERSION, LEGACY_HTTP_EXTENSION_HEADER } from '@a2a-js/sdk/compat/v0_3'
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server'
 import { defaultServerCallContextBuilder, JsonRpcTransportHandler, UnauthenticatedUser, validateVersion } from '@a2a-js/sdk/server'
-import { asA2aError } from '../../lib/a2a/a2a-errors.js'
-import { A2A_PATH, AGENT_CARD_PATH, createAgentCard, legacyAgentCard } from '../../lib/a2a/agent-card.js'
-import { CALL_STATE, createSkillSeller, type CallState } from '../../lib/a2a/paid-skill.js'
-import { MerchantRequestHandler } from '../../lib/a2a/request-handler.js'
-import { createMerchantTaskStore } from '../../lib/a2a/task-store.js'
-import { requestedExtensions } from '../../lib/a2a/x402-extension.js'
+import { asA2aError } from '../../lib/doors/a2a/a2a-errors.js'
+import { createAgentCard, legacyAgentCard } from '../../lib/doors/a2a/agent-card.js'
+import { A2A_PATH, AGENT_CARD_PATH } from '../../schemas/a2a.js'
+import { CALL_STATE, createSkillSeller, type CallState } from '../../lib/doors/a2a/paid-skill.js'
+import { MerchantRequestHandler } from '../../lib/doors/a2a/request-handler.js'
+import { createMerchantTaskStore } from '../../lib/doors/a2a/task-store.js'
+import { requestedExtensions } from '../../lib/doors/a2a/x402-extension.js'
 import { perPublicBase } from '../../lib/http/public-url.js'
 import { createManifestBuilder } from '../../lib/manifest/merchant-manifest.js'
-import { jsonRpcErrorResponse, RPC_PARSE_ERROR } from '../../lib/mcp/json-rpc.js'
-import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
-import { toolErrorBodies } from '../../lib/mcp/tool-errors.js'
+import { jsonRpcErrorResponse, RPC_PARSE_ERROR } from '../../lib/http/json-rpc.js'
+import { createMerchantTools } from '../../lib/tools/merchant-tools.js'
+import { toolErrorBodies } from '../../lib/tools/tool-errors.js'
 import { SERVICE_VERSION } from '../../project.js'
 
 /** Base URLs (Host headers, without PUBLIC_BASE_URL) whose card and handlers are kept. */
@@ -39,7 +40,7 @@ function carriesCompletedTask (answer: RpcAnswer): boolean {
  * The merchant as an A2A agent (protocol v1.0, and v0.3 through the SDK's compatibility layer):
  * the agent card at /.well-known/agent-card.json and JSON-RPC at POST /a2a, the SDK's
  * framework-free transport handlers mounted on Fastify. The skills are the paid products, sold
- * through the a2a-x402 extension on the one paid-delivery core (lib/a2a/). The rate limit, body
+ * through the a2a-x402 extension on the one paid-delivery core (lib/doors/a2a/). The rate limit, body
  * limit, request ids and fixed headers are those of every route.
  */
 export default fp(async (fastify) => {

@@ -7,17 +7,18 @@ import { errorBody } from '../../lib/errors/error-body.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 import { publicBaseUrl } from '../../lib/http/public-url.js'
 import { createManifestBuilder, MCP_PATH } from '../../lib/manifest/merchant-manifest.js'
-import { invalidRequestReason, jsonRpcErrorResponse, RPC_INVALID_REQUEST, RPC_PARSE_ERROR } from '../../lib/mcp/json-rpc.js'
+import { invalidRequestReason, jsonRpcErrorResponse, RPC_INVALID_REQUEST, RPC_PARSE_ERROR } from '../../lib/http/json-rpc.js'
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
-import { directAnswerBody, directToolCall } from '../../lib/mcp/direct-tool-call.js'
-import { createMerchantMcpServer, createToolCallHandler, type RequestTools } from '../../lib/mcp/merchant-mcp-server.js'
-import { createMerchantTools } from '../../lib/mcp/merchant-tools.js'
-import { createCallCancellation, MCP_SESSION_HEADER } from '../../lib/mcp/call-cancellation.js'
-import { createOriginPolicy, parseOriginList } from '../../lib/mcp/origin-policy.js'
-import { createPaidToolCaller } from '../../lib/mcp/paid-tool-call.js'
-import { compileArgumentChecks } from '../../lib/mcp/tool-arguments.js'
-import { listTools, toolPricing, type ToolListing } from '../../lib/mcp/tool-catalog.js'
-import { toolErrorBodies } from '../../lib/mcp/tool-errors.js'
+import { directAnswerBody, directToolCall } from '../../lib/doors/mcp/direct-tool-call.js'
+import { createMerchantMcpServer, createToolCallHandler, type RequestTools } from '../../lib/doors/mcp/merchant-mcp-server.js'
+import { createMerchantTools } from '../../lib/tools/merchant-tools.js'
+import { createCallCancellation } from '../../lib/doors/mcp/call-cancellation.js'
+import { MCP_SESSION_HEADER } from '../../schemas/mcp.js'
+import { createOriginPolicy, parseOriginList } from '../../lib/http/origin-policy.js'
+import { createPaidToolCaller } from '../../lib/doors/mcp/paid-tool-call.js'
+import { compileArgumentChecks } from '../../lib/doors/mcp/tool-arguments.js'
+import { listTools, toolPricing, type ToolListing } from '../../lib/tools/tool-catalog.js'
+import { toolErrorBodies } from '../../lib/tools/tool-errors.js'
 import { SERVICE_VERSION } from '../../project.js'
 import { MODELS } from '../../schemas/index.js'
 
@@ -106,7 +107,7 @@ export default fp(async (fastify) => {
       catalogue: fastify.catalogue,
       errorBodyOf,
       countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
-      checkFailureLimit: () => fastify.delivery.checkFailureLimit(request.ip),
+      checkFailureLimit: client => fastify.delivery.checkFailureLimit(client),
       client: request.ip,
       requestId: request.id,
       callerRefOf: jsonRpcId => cancellation.callerRefOf(request.headers[MCP_SESSION_HEADER], jsonRpcId),
@@ -142,7 +143,7 @@ export default fp(async (fastify) => {
   }
 
   /**
-   * A single tools/call answered as the SDK's transport and server would (lib/mcp/direct-tool-call.ts):
+   * A single tools/call answered as the SDK's transport and server would (lib/doors/mcp/direct-tool-call.ts):
    * the same handler, the same JSON, and, as there, a client that leaves aborts the call and gets nothing.
    */
   async function answerDirectly (call: JSONRPCRequest, request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { CATALOGUE } from '../../lib/catalogue/catalogue.js'
-import { toolsOf } from '../../lib/mcp/tool-catalog.js'
+import { toolsOf } from '../../lib/tools/tool-catalog.js'
 import { PROJECT_ROOT } from '../../project.js'
 import { build } from '../helper.js'
 

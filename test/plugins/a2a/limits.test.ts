@@ -1,6 +1,6 @@
 import { generateKeyPairSigner } from '@solana/kit'
 import t from 'tap'
-import { X402_EXTENSION_URI } from '../../../lib/a2a/x402-extension.js'
+import { X402_EXTENSION_URI } from '../../../lib/doors/a2a/x402-extension.js'
 import { a2aBuyer, x402Of } from '../../fixtures/a2a-client.js'
 import { build } from '../../helper.js'
 

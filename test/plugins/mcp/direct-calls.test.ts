@@ -1,4 +1,4 @@
-// A single tools/call is answered by the merchant's own code (MCP_DIRECT_CALLS, lib/mcp/direct-tool-call.ts);
+// A single tools/call is answered by the merchant's own code (MCP_DIRECT_CALLS, lib/doors/mcp/direct-tool-call.ts);
 // every other message by the SDK's transport. The same requests go to a merchant with the direct
 // path and to one without it: status, headers and bodies must be the same.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
@@ -80,7 +80,7 @@ t.test('the direct path answers as the SDK does: status, headers and body', asyn
 })
 
 t.test('the cases meant for the direct path meet its rule, the others do not', async t => {
-  const { directToolCall } = await import('../../../lib/mcp/direct-tool-call.js')
+  const { directToolCall } = await import('../../../lib/doors/mcp/direct-tool-call.js')
   for (const [what, { body, headers = {}, answered }] of Object.entries(cases)) {
     const taken = directToolCall(body, { ...JSON_HEADERS, ...headers }) !== undefined
     t.equal(taken, answered === 'directly', what)

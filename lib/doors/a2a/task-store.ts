@@ -1,7 +1,7 @@
 import { Task, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk'
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors'
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server'
-import type { A2aTaskRepository } from '../../db/contracts/a2a-tasks.js'
+import type { A2aTaskRepository } from '../../../db/contracts/a2a-tasks.js'
 import { isEndedTask, isStoredTask } from './task-states.js'
 
 /**

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { TaskState, type Message, type Task } from '@a2a-js/sdk'
 import { AgentEvent, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server'
-import type { ErrorBody } from '../errors/error-body.js'
-import type { DeliveryCore } from '../delivery/paid-delivery.js'
-import { goneBeforeSettlement, refusal, refusalOf, refusalText, type Refusal } from '../contract/refusal.js'
-import { requestKey } from '../contract/request-key.js'
-import type { MerchantTools } from '../mcp/merchant-tools.js'
-import type { Catalogue } from '../catalogue/catalogue.js'
-import type { PaidServiceName } from '../payment/catalog.js'
-import type { X402Payments } from '../x402/x402-payments.js'
+import type { ErrorBody } from '../../errors/error-body.js'
+import type { DeliveryCore } from '../../delivery/paid-delivery.js'
+import { deliverPaidCall } from '../../delivery/paid-call.js'
+import { goneBeforeSettlement, refusal, refusalText, type Refusal } from '../../contract/refusal.js'
+import { requestKey } from '../../contract/request-key.js'
+import type { MerchantTools } from '../../tools/merchant-tools.js'
+import type { Catalogue } from '../../catalogue/catalogue.js'
+import type { PaidServiceName } from '../../payment/catalog.js'
+import type { X402Payments } from '../../x402/x402-payments.js'
 import { malformed } from './a2a-errors.js'
 import { expectedShape, readPurchase, skillResourceUrl, type Purchase } from './skills.js'
 import { MAX_CONTEXT_ID_LENGTH, newTaskId, readTaskId } from './task-id.js'
@@ -55,8 +56,9 @@ type TaskBase = TaskRef & { history?: Message[], metadata?: Record<string, unkno
  * The A2A door of the paid-delivery core, under the a2a-x402 extension. It only translates: a new
  * purchase is answered input-required with the x402 v2 PaymentRequired (nothing stored, nothing
  * run); the payload that comes back on the same task is verified, claimed, the skill run, the
- * payment settled and redeemed by the core, exactly as on HTTP and MCP (audit flow `a2a`), and
- * the task completes with the document as a data artifact and the SettleResponse as receipt.
+ * payment settled and redeemed by the core's steps of a paid call (lib/delivery/paid-call.ts), as
+ * on MCP (audit flow `a2a`), and the task completes with the document as a data artifact and the
+ * SettleResponse as receipt.
  */
 export function createSkillSeller (deps: SkillSellerDeps) {
   const { core, payments } = deps
@@ -141,73 +143,48 @@ export function createSkillSeller (deps: SkillSellerDeps) {
   }
 
   async function pay (base: TaskBase, purchase: Purchase, payload: unknown, call: CallState, publish: (task: Task) => void): Promise<void> {
-    const { service } = purchase
     const resource = skillResourceUrl(purchase)
-    let claim
-    let underWay = () => {}
-    try {
-      underWay = deps.checkFailureLimit(call.client)
-      claim = await payments.verifyAndClaim(payload, service, { resource, flow: 'a2a', requestKey: requestKey('a2a', resource) })
-    } catch (error) {
-      const known = refusalOf(error)
-      if (known === undefined) throw error
-      claim = known
-    }
-    if (claim.kind === 'refused') {
-      const refused = core.refused(service, 'a2a', call.client, claim)
-      underWay()
-      publish(refusedTask(base, purchase, refused))
-      return
-    }
-    underWay()
     const paidWith = (signature: string) => ({ ...base, metadata: { ...base.metadata, [TASK_META.payment]: signature } })
-    if (claim.kind === 'redelivered') {
+    const outcome = await deliverPaidCall(core, {
+      method: payments,
+      payload,
+      service: purchase.service,
+      context: { resource, flow: 'a2a', requestKey: requestKey('a2a', resource) },
+      client: call.client,
+      requestId: call.requestId,
+      checkFailureLimit: deps.checkFailureLimit,
+      run: async () => await deps.tools.run(purchase.tool, purchase.args),
+      errorBodyOf: call.errorBodyOf,
+      cancelled: call.clientGone,
+      reached: call.reached,
+      // Stored from here: a task whose payment was accepted lives in the store, on every instance.
+      onHeld: held => publish(taskAt(paidWith(held.signature), { state: TaskState.TASK_STATE_WORKING, text: 'Payment verified; running the skill', payment: 'payment-verified' }))
+    })
+    switch (outcome.kind) {
+      case 'refused':
+        publish(refusedTask(base, purchase, outcome.refusal))
+        return
       // The answer this payment bought, kept: served again, nothing charged, nothing computed.
-      const again = core.redelivered(claim.answer, 'a2a')
-      publish(completed(paidWith(claim.answer.signature), JSON.parse(claim.answer.body), claim.answer.receipt, true))
-      recordWhenAnswered(call, async reached => await again.record({ requestId: call.requestId, status: () => 200, reached }))
-      return
+      case 'redelivered':
+        publish(completed(paidWith(outcome.answer.signature), JSON.parse(outcome.answer.body), outcome.answer.receipt, true))
+        return
+      case 'failed':
+        publish(taskAt(paidWith(outcome.payment.signature), {
+          state: TaskState.TASK_STATE_FAILED,
+          text: `${outcome.body.code}: ${outcome.body.message}; nothing was charged: the same payment buys another task`,
+          payment: 'payment-failed',
+          x402: { error: outcome.body.code }
+        }))
+        return
+      case 'cancelled':
+        publish(refusedTask(paidWith(outcome.payment.signature), purchase, goneBeforeSettlement('The request was closed')))
+        return
+      case 'settlement-refused':
+        publish(refusedTask(paidWith(outcome.payment.signature), purchase, outcome.refusal))
+        return
+      case 'delivered':
+        publish(completed(paidWith(outcome.payment.signature), outcome.document, outcome.receipt, false))
     }
-    const held = claim.payment
-    const paid = paidWith(held.signature)
-    const delivery = core.begin(held, async (answer) => await payments.settle(held, answer), call.client)
-    let status = 200
-    const record = async (reached: boolean) => await delivery.record({ requestId: call.requestId, status: () => status, reached })
-    // Stored from here: a task whose payment was accepted lives in the store, on every instance.
-    publish(taskAt(paid, { state: TaskState.TASK_STATE_WORKING, text: 'Payment verified; running the skill', payment: 'payment-verified' }))
-
-    let document: object
-    try {
-      document = await deps.tools.run(purchase.tool, purchase.args)
-    } catch (error) {
-      const body = call.errorBodyOf(error)
-      status = body.statusCode
-      await delivery.fail(body.code)
-      await record(false)
-      publish(taskAt(paid, {
-        state: TaskState.TASK_STATE_FAILED,
-        text: `${body.code}: ${body.message}; nothing was charged: the same payment buys another task`,
-        payment: 'payment-failed',
-        x402: { error: body.code }
-      }))
-      return
-    }
-    if (call.clientGone()) {
-      status = 499
-      await delivery.abort()
-      await record(false)
-      publish(refusedTask(paid, purchase, goneBeforeSettlement('The request was closed')))
-      return
-    }
-    const result = await delivery.complete({ status: 200, contentType: 'application/json', body: JSON.stringify(document) })
-    if (result.kind === 'refused') {
-      status = result.statusCode
-      await record(false)
-      publish(refusedTask(paid, purchase, result))
-      return
-    }
-    publish(completed(paid, document, result.receipt, false))
-    recordWhenAnswered(call, record)
   }
 
   return { askPayment, unpaidTask, execute }
@@ -218,9 +195,4 @@ export type SkillSeller = ReturnType<typeof createSkillSeller>
 /** Why payment is asked again or failed: the code first, so a client can branch on it. */
 function reason (refused: Refusal): string {
   return refusalText(refused, 'retry the same payment')
-}
-
-/** The payment's audit row, once the answer went out (or the client left). */
-function recordWhenAnswered (call: CallState, record: (reached: boolean) => Promise<void>): void {
-  call.reached().then(record).catch((error: unknown) => call.errorBodyOf(error))
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { createCallCancellation } from '../../../lib/mcp/call-cancellation.js'
+import { createCallCancellation } from '../../../../lib/doors/mcp/call-cancellation.js'
 
 const notice = (requestId: unknown) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'gave up' } })
 

@@ -1,6 +1,6 @@
 import { A2AError, RequestMalformedError } from '@a2a-js/sdk/errors'
-import { isAppError } from '../errors/app-error.js'
-import { loggableError } from '../errors/loggable-error.js'
+import { isAppError } from '../../errors/app-error.js'
+import { loggableError } from '../../errors/loggable-error.js'
 
 /**
  * Errors as A2A answers them (JSON-RPC errors): the SDK's own error types, with our stable code

@@ -1,13 +1,10 @@
 import type { AgentCard } from '@a2a-js/sdk'
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3'
-import type { Catalogue } from '../catalogue/catalogue.js'
-import { formatTokenAmount } from '../payment/catalog.js'
+import type { Catalogue } from '../../catalogue/catalogue.js'
+import { formatTokenAmount } from '../../payment/catalog.js'
 import { exampleInput } from './skills.js'
 import { X402_EXTENSION_URI, X402_EXTENSION_URI_V02 } from './x402-extension.js'
-
-/** Path of the A2A endpoint (JSON-RPC) and of the agent card (A2A's AGENT_CARD_PATH). */
-export const A2A_PATH = '/a2a'
-export const AGENT_CARD_PATH = '/.well-known/agent-card.json'
+import { A2A_PATH } from '../../../schemas/a2a.js'
 
 const JSON_MODE = 'application/json'
 

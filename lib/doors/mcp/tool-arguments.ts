@@ -1,7 +1,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import type { ValidationProblem } from '../errors/error-body.js'
-import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
-import { toolsOf, type McpToolName } from './tool-catalog.js'
+import type { ValidationProblem } from '../../errors/error-body.js'
+import { CATALOGUE, type Catalogue } from '../../catalogue/catalogue.js'
+import { toolsOf, type McpToolName } from '../../tools/tool-catalog.js'
 
 export type ArgumentCheck = (args: unknown) => ValidationProblem[]
 

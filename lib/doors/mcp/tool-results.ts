@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { ErrorBody } from '../errors/error-body.js'
+import type { ErrorBody } from '../../errors/error-body.js'
 
 /**
  * Tool results in the one form every tool answers with: the JSON document in `structuredContent`

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
+import { CATALOGUE, type Catalogue } from '../../catalogue/catalogue.js'
 import { readPurchase, SKILL_FIELD, type Purchase } from './skills.js'
 
 /**

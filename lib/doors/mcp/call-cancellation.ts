@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
 
-/** Header of the MCP session (streamable HTTP): the SDK client sends back the id the initialize answer gave it. */
-export const MCP_SESSION_HEADER = 'mcp-session-id'
 const SESSION_ID = /^[A-Za-z0-9_-]{32}$/
 /** How long a cancel notice is remembered in this process: longer than any paid call. */
 const REMEMBERED_MS = 10 * 60_000

@@ -1,4 +1,4 @@
-/** JSON-RPC 2.0 error codes MCP uses. */
+/** JSON-RPC 2.0 error codes the MCP and A2A endpoints answer with. */
 export const RPC_PARSE_ERROR = -32700
 export const RPC_INVALID_REQUEST = -32600
 export const RPC_METHOD_NOT_FOUND = -32601
@@ -20,7 +20,8 @@ export function jsonRpcErrorResponse (code: number, message: string): { jsonrpc:
   return { jsonrpc: '2.0', id: null, error: { code, message } }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+/** A JSON object (not null, not an array). */
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const isId = (value: unknown) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
 
 /** Why one message is not a JSON-RPC 2.0 request, notification or response; undefined when it is one. */
@@ -50,19 +51,4 @@ export function invalidRequestReason (body: unknown): string | undefined {
   }
   const problem = messageProblem(body)
   return problem === undefined ? undefined : `Invalid Request: ${problem}`
-}
-
-export interface ToolCallParams {
-  name: string
-  arguments?: Record<string, unknown>
-  _meta?: Record<string, unknown>
-}
-
-/** The params of a tools/call request as MCP defines them, or -32602 Invalid params saying what is wrong. */
-export function toolCallParams (params: unknown): ToolCallParams {
-  if (!isObject(params)) throw new JsonRpcError(RPC_INVALID_PARAMS, 'Invalid params: tools/call needs params { name, arguments }')
-  if (typeof params.name !== 'string') throw new JsonRpcError(RPC_INVALID_PARAMS, 'Invalid params: params.name must be the tool name, a string')
-  if (params.arguments !== undefined && !isObject(params.arguments)) throw new JsonRpcError(RPC_INVALID_PARAMS, 'Invalid params: params.arguments must be an object')
-  if (params._meta !== undefined && !isObject(params._meta)) throw new JsonRpcError(RPC_INVALID_PARAMS, 'Invalid params: params._meta must be an object')
-  return params as unknown as ToolCallParams
 }

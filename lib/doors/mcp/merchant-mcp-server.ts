@@ -1,13 +1,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ListToolsRequestSchema, type CallToolResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js'
-import { validationError, type ErrorBody } from '../errors/error-body.js'
-import { JsonRpcError, RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND, toolCallParams } from './json-rpc.js'
-import type { MerchantTools } from './merchant-tools.js'
+import { validationError, type ErrorBody } from '../../errors/error-body.js'
+import { JsonRpcError, RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND } from '../../http/json-rpc.js'
+import { toolCallParams } from './tool-call-params.js'
+import type { MerchantTools } from '../../tools/merchant-tools.js'
 import type { PaidToolCall } from './paid-tool-call.js'
 import type { ArgumentCheck } from './tool-arguments.js'
-import type { McpToolName, ToolListing } from './tool-catalog.js'
+import type { McpToolName, ToolListing } from '../../tools/tool-catalog.js'
 import { documentResult, errorResult } from './tool-results.js'
-import { X402_PAYMENT_META_KEY } from './x402-meta.js'
+import { X402_PAYMENT_META_KEY } from '../../../schemas/mcp.js'
 
 /** What a tool call needs from the HTTP request that carries it. */
 export interface RequestTools {
@@ -50,7 +51,7 @@ export function createMerchantMcpServer (options: MerchantMcpServerOptions): Ser
 
 /**
  * A tools/call request's answer: the handler the SDK's server runs for it, and the one the HTTP
- * door runs itself for a single call (lib/mcp/direct-tool-call.ts). A protocol error is thrown
+ * door runs itself for a single call (lib/doors/mcp/direct-tool-call.ts). A protocol error is thrown
  * as a JsonRpcError; everything else is a tool result.
  */
 export function createToolCallHandler (options: Pick<MerchantMcpServerOptions, 'argumentChecks' | 'requestTools'>) {

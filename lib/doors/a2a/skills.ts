@@ -1,9 +1,9 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TObject } from '@sinclair/typebox'
-import { CATALOGUE, toolInput, type Catalogue } from '../catalogue/catalogue.js'
-import type { Product } from '../catalogue/product.js'
-import type { McpToolName } from '../mcp/tool-catalog.js'
-import type { PaidServiceName } from '../payment/catalog.js'
+import { CATALOGUE, toolInput, type Catalogue } from '../../catalogue/catalogue.js'
+import type { Product } from '../../catalogue/product.js'
+import type { McpToolName } from '../../tools/tool-catalog.js'
+import type { PaidServiceName } from '../../payment/catalog.js'
 
 /**
  * The products as A2A skills, derived from the one catalogue: a skill is a paid service (its id is

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
-import { selfContainedSchema } from '../../../schemas/self-contained.js'
-import { createOriginPolicy, parseOriginList } from '../../../lib/mcp/origin-policy.js'
-import { listTools } from '../../../lib/mcp/tool-catalog.js'
-import { ref } from '../../../schemas/ref.js'
-import { MODELS } from '../../../schemas/index.js'
-import { TokenAnalysis } from '../../../schemas/token-analysis.js'
+import { selfContainedSchema } from '../../../../schemas/self-contained.js'
+import { createOriginPolicy, parseOriginList } from '../../../../lib/http/origin-policy.js'
+import { listTools } from '../../../../lib/tools/tool-catalog.js'
+import { ref } from '../../../../schemas/ref.js'
+import { MODELS } from '../../../../schemas/index.js'
+import { TokenAnalysis } from '../../../../schemas/token-analysis.js'
 
 t.test('selfContainedSchema inlines every model reference, drops $id and TypeBox symbols', async t => {
   const Leaf = Type.Object({ n: Type.Integer() }, { $id: 'Leaf' })
