@@ -1,51 +1,24 @@
 import type { Address, KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
-import type { PaymentClaims } from '../../db/contracts/payment-claims.js'
-import type { RedeliveryOf } from '../contract/redelivery.js'
-import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
-import type { SolanaRpc } from '../solana/rpc-client.js'
-import type { KeyObject } from 'node:crypto'
 import { createX402Library } from './library.js'
-import type { X402Network } from './networks.js'
 import { paymentIdentifierExtensions } from './payment-identifier.js'
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type PaymentTerms } from './transaction-rules.js'
 import { createTransferFeeReader } from './transfer-fee.js'
-import type { PayerFailureBudget } from './payer-failures.js'
 import { createX402Settler } from './x402-settle.js'
-import { createX402Verifier } from './x402-verify.js'
+import { createX402Verifier, type X402MethodSettings } from './x402-verify.js'
 
 export type { X402Claim, X402ClaimFlow, X402Request } from './x402-claim.js'
 
-export interface X402PaymentsOptions {
-  rpc: SolanaRpc
-  claims: PaymentClaims
+export interface X402PaymentsOptions extends X402MethodSettings {
   feePayer: KeyPairSigner
-  /** The fee payer's seed as Node's key object (see loadKeypairWithNodeKey). */
-  feePayerNodeKey: KeyObject
-  network: X402Network
   payTo: Address
   mint: Address
-  commitment: 'confirmed' | 'finalized'
-  /** How long the claim of a payment in service is held (handler + settlement); renewed while it works. */
-  leaseMs: number
-  /** How long settle waits for confirmation before answering "pending". */
-  settlementTimeoutMs: number
   /** maxTimeoutSeconds advertised in the requirements. */
   maxTimeoutSeconds: number
   /** The most priority fee the fee payer pays for one payment (X402_MAX_PRIORITY_FEE_LAMPORTS). */
   maxPriorityFeeLamports: bigint
-  /** Failed settlements per paying wallet (X402_PAYER_FAILURE_LIMIT). */
-  payerFailures: PayerFailureBudget
-  /** Resolves once the RPC is known to serve the configured cluster; throws otherwise. */
-  ensureNetwork?: () => Promise<void>
-  /** While payTo's token account does not exist yet: why, and what it waits for (a simulation then fails through no fault of the buyer's). */
-  payToAccountMissing?: () => string | undefined
-  /** A spent payment's kept answer, when this request may have it again. */
-  redeliveryOf: RedeliveryOf
-  /** The products sold: their prices and descriptions. */
-  catalogue: Catalogue
 }
 
 /**

@@ -23,20 +23,31 @@ import type { createTransferFeeReader } from './transfer-fee.js'
 import type { PayerFailureBudget } from './payer-failures.js'
 import { keepForRetry, type X402Claim, type X402Request } from './x402-claim.js'
 
-export interface X402VerifierOptions {
+/** What the whole x402 method is built from (x402-payments.ts takes these and more). */
+export interface X402MethodSettings {
   rpc: SolanaRpc
   claims: PaymentClaims
   network: X402Network
   commitment: 'confirmed' | 'finalized'
-  /** The fee payer's seed as Node's key object: its signature is the transaction id, known before anything is sent. */
+  /** The fee payer's seed as Node's key object (see loadKeypairWithNodeKey): its signature is the transaction id, known before anything is sent. */
   feePayerNodeKey: KeyObject
+  /** How long the claim of a payment in service is held (handler + settlement); renewed while it works. */
   leaseMs: number
+  /** How long settle waits for confirmation before answering "pending". */
   settlementTimeoutMs: number
+  /** Failed settlements per paying wallet (X402_PAYER_FAILURE_LIMIT). */
   payerFailures: PayerFailureBudget
+  /** Resolves once the RPC is known to serve the configured cluster; throws otherwise. */
   ensureNetwork?: () => Promise<void>
+  /** While payTo's token account does not exist yet: why, and what it waits for (a simulation then fails through no fault of the buyer's). */
   payToAccountMissing?: () => string | undefined
+  /** A spent payment's kept answer, when this request may have it again. */
   redeliveryOf: RedeliveryOf
+  /** The products sold: their prices and descriptions. */
   catalogue: Catalogue
+}
+
+export interface X402VerifierOptions extends X402MethodSettings {
   /** What a payload must pay for `service` (the terms our rules check it against). */
   termsOf: (service: PaidServiceName, x402Version: 1 | 2) => PaymentTerms
   /** The v2 requirement `service` offers, and the library's match of a payload's `accepted` against it. */
