@@ -199,8 +199,6 @@ t.test('db/ imports nothing from lib/, and lib/ nothing from config.ts or the ot
 const DOORS = 'lib/doors/'
 /** The wire protocols only a door speaks. */
 const DOOR_PROTOCOLS = ['@modelcontextprotocol/sdk', '@a2a-js/sdk']
-/** Folders of lib/ that render one door's answers and may name them: the payment page is the HTTP door's 402 for people. */
-const ANSWERS_OF_A_DOOR: Record<string, string> = { 'lib/paywall/': 'http' }
 
 /** The door a project path belongs to: its folder in lib/doors/, 'http' for the files directly there; undefined outside lib/doors/. */
 function doorOf (path: string): string | undefined {
@@ -230,9 +228,7 @@ t.test('nothing in lib/ outside lib/doors/ reaches a door', async t => {
     for (const file of tsFiles(join(PROJECT_ROOT, folder))) {
       for (const [target, importer] of reachedFrom(file)) {
         const door = doorOf(projectPath(target))
-        if (door === undefined || doorOf(projectPath(importer)) !== undefined) continue
-        const answers = Object.entries(ANSWERS_OF_A_DOOR).find(([prefix]) => projectPath(importer).startsWith(prefix))?.[1]
-        if (door !== answers) offenders.add(`${projectPath(importer)} imports ${projectPath(target)}`)
+        if (door !== undefined && doorOf(projectPath(importer)) === undefined) offenders.add(`${projectPath(importer)} imports ${projectPath(target)}`)
       }
     }
   }

@@ -7,13 +7,7 @@ import { paymentRequirement, paymentRequiredRefusal, type MerchantTerms } from '
 import { withHttpDiscovery } from '../x402/discovery-extension.js'
 import { encodeHeaderJson, X402_HEADERS } from '../x402/payment-headers.js'
 import { refusalHeaders, type Refusal } from '../contract/refusal.js'
-
-/** An answer as the HTTP door sends it: the status, its headers and the JSON text of the body. */
-export interface HttpAnswer {
-  statusCode: number
-  headers: Record<string, string>
-  body: string
-}
+import type { HttpAnswer } from '../http/http-answer.js'
 
 export interface HttpChallengeOptions {
   /** Everything of the terms but the recipient token account, which becomes known later. */

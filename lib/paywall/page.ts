@@ -1,4 +1,4 @@
-import type { HttpAnswer } from '../doors/http-challenges.js'
+import type { HttpAnswer } from '../http/http-answer.js'
 import type { Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
 import type { NetworkName } from '../solana/networks.js'

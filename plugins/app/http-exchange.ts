@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { HttpAnswer } from '../../lib/doors/http-challenges.js'
+import type { HttpAnswer } from '../../lib/http/http-answer.js'
 import type { HttpExchange } from '../../lib/doors/http-door.js'
 import type { PaidDelivery } from '../../lib/delivery/paid-delivery.js'
 
