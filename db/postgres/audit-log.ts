@@ -21,14 +21,22 @@ const INSERT = {
     VALUES (coalesce((SELECT min(at) FROM earlier), $1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 }
 
-/** The audit trail and the unpaid counters on PostgreSQL; the aggregates follow through triggers (001-schema.sql). */
-export function createPostgresAuditLog (pool: pg.Pool, callDatabase: DatabaseCall): AuditLog {
+/**
+ * The audit trail and the unpaid counters on PostgreSQL; the aggregates follow through triggers
+ * (001-schema.sql). A payment's row (and its kept answer's mark) commits through `fast`, without
+ * waiting for the WAL flush: it is written after the payment's redeem, whose flush made the
+ * delivery durable, so a crash of the database server within the flush interval can lose the row
+ * of a delivered payment, never the payment (its claim says redeemed, and its kept answer is
+ * re-delivered at most once more). Pruning and the unpaid counters keep the durable pool.
+ */
+export function createPostgresAuditLog (pools: { durable: pg.Pool, fast: pg.Pool }, callDatabase: DatabaseCall): AuditLog {
+  const pool = pools.durable
   // As on SQLite: unpaid requests are counted in memory and written in one statement per flush.
   const unpaid = createUnpaidCounter()
 
   return {
     async record (entry, fate) {
-      await callDatabase(async () => await pool.query({
+      await callDatabase(async () => await pools.fast.query({
         ...INSERT,
         values: [entry.at ?? Date.now(), entry.requestId, entry.service, entry.resource, entry.payer ?? null, entry.signature ?? null,
           entry.amount?.toString() ?? null, entry.outcome, entry.verified, entry.status, entry.latencyMs, entry.flow ?? 'proof',

@@ -55,7 +55,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     // Few, large statements (one commit and one WAL flush for many claims) measured faster than
     // one per connection.
     claims: createPostgresPaymentClaims({ durable: pool, fast: claimsPool }, { maxInFlight: claimsPoolSize, callDatabase }),
-    audit: createPostgresAuditLog(pool, callDatabase),
+    audit: createPostgresAuditLog({ durable: pool, fast: claimsPool }, callDatabase),
     registry: createPostgresRegistryRepository(pool, callDatabase),
     reputation: createPostgresReputationQueries(pool, callDatabase),
     a2aTasks: createPostgresA2aTasks(pool, callDatabase),
