@@ -3,7 +3,7 @@ import { loggableError } from '../errors/loggable-error.js'
 import { publicBaseUrl, requestPath } from '../http/public-url.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 import { PAYMENT_HEADERS } from '../payment/headers.js'
-import { encodeHeaderJson, X402_HEADERS } from '../x402/payment-headers.js'
+import { encodeHeaderJson } from '../x402/payment-headers.js'
 import type { createHttpChallenges } from './http-challenges.js'
 import type { HttpAnswer } from '../http/http-answer.js'
 import { createMethodPicker, type HttpPaymentMethod, type Named } from './http-payment-method.js'
@@ -89,6 +89,14 @@ type Opened =
 export function createHttpDoor (options: HttpDoorOptions) {
   const { core, challenges } = options
   const named = createMethodPicker(options.methods)
+  const receiptHeaders = new Map(options.methods.map(method => [method.flow, method.receiptHeader]))
+
+  /** The receipt in the answer header of the way that paid. */
+  function receiptHeader (flow: AuditFlow, receipt: Record<string, unknown>): [string, string] {
+    const name = receiptHeaders.get(flow)
+    if (name === undefined) throw new Error(`no way to pay over HTTP has the flow ${flow}`)
+    return [name, encodeHeaderJson(receipt)]
+  }
 
   const resourceUrl = (exchange: HttpExchange) => `${publicBaseUrl(exchange, options.publicBaseUrl)}${requestPath(exchange.url)}`
 
@@ -228,11 +236,6 @@ export function createHttpDoor (options: HttpDoorOptions) {
   const carriesPayment = (headers: HttpExchange['headers']) => named(headers).kind !== 'none'
 
   return { gate, deliver, carriesPayment }
-}
-
-/** The receipt in the header of the form that paid: PAYMENT-RESPONSE (v2), else X-PAYMENT-RESPONSE (v1 and proofs). */
-function receiptHeader (flow: AuditFlow, receipt: Record<string, unknown>): [string, string] {
-  return [flow === 'x402-v2' ? X402_HEADERS.responseV2 : X402_HEADERS.responseV1, encodeHeaderJson(receipt)]
 }
 
 /** The serialized answer about to be delivered, as kept for re-delivery (a route's JSON is a string here). */

@@ -39,6 +39,8 @@ function proofHeaders (proofs: PaymentVerifier, catalogue: Catalogue, requireWal
     headers: [PAYMENT_HEADERS.signature, PAYMENT_HEADERS.wallet],
     called: 'the proof headers',
     flow: 'proof',
+    // Its receipt in the header x402 v1 answers in, which proof clients already read.
+    receiptHeader: X402_HEADERS.responseV1,
     async open ({ request, service, resource, requestKey, attempt }) {
       const read = readPaymentProof(request.headers)
       if (read.kind !== 'proof') return read.kind === 'absent' ? { kind: 'unpaid' } : read
@@ -63,6 +65,8 @@ function x402Header (flow: X402Flow, header: string, x402: Pick<X402Payments, 'v
     headers: [header],
     called: 'one x402 header',
     flow,
+    // Each version answers in its own header: PAYMENT-RESPONSE for v2, X-PAYMENT-RESPONSE for v1.
+    receiptHeader: flow === 'x402-v2' ? X402_HEADERS.responseV2 : X402_HEADERS.responseV1,
     async open ({ request, service, resource, requestKey, attempt }) {
       // The door answers a repeated header as a conflict before any method opens the request.
       const decoded = decodePaymentHeader(request.headers[header] as string)

@@ -28,6 +28,8 @@ export interface HttpPaymentMethod {
   readonly called: string
   /** The flow of its attempts in the audit log and the metrics. */
   readonly flow: AuditFlow
+  /** The answer header that carries its receipt (base64 JSON), on a delivery and on a re-delivery. */
+  readonly receiptHeader: string
   /** Verifies and claims the request's payment. */
   open: (opening: MethodRequest) => Promise<MethodVerdict>
 }

@@ -41,6 +41,7 @@ export default fp(async (fastify) => {
   const { config, store, solana, x402 } = fastify
   const recipient = createRecipientAccount(solana.rpc, config.paymentMint, config.paymentAddress)
   const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS })
+  const checkFailureLimit = (client: string) => failureLimit.check(client)
 
   const proofs = createPaymentVerifier({
     rpc: solana.rpc,
@@ -68,7 +69,7 @@ export default fp(async (fastify) => {
     countUnpaid: (service, code) => store.audit.countUnpaid(service, code),
     log: fastify.log
   })
-  fastify.decorate('delivery', { ...core, checkFailureLimit: (client: string) => failureLimit.check(client) })
+  fastify.decorate('delivery', { ...core, checkFailureLimit })
 
   const challenges = createHttpChallenges({
     terms: {
@@ -92,7 +93,7 @@ export default fp(async (fastify) => {
     methods: httpPaymentMethods({ proofs, x402, catalogue: fastify.catalogue, requireWalletSignature: config.REQUIRE_WALLET_SIGNATURE }),
     challenges,
     publicBaseUrl: config.PUBLIC_BASE_URL,
-    checkFailureLimit: client => failureLimit.check(client),
+    checkFailureLimit,
     countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
     paywall: fastify.paywall?.door
   })

@@ -117,6 +117,7 @@ function voucher (store: ReturnType<typeof createSqliteStore>): HttpPaymentMetho
   return {
     headers: [VOUCHER_HEADER],
     called: 'a voucher',
+    receiptHeader: 'x-payment-response',
     // The audit flows are a closed list (a new label is a store migration): the voucher borrows one no HTTP way uses.
     flow: 'a2a',
     async open ({ request, service, resource, requestKey, attempt }) {
