@@ -1,10 +1,9 @@
-import { createPublicKey, verify } from 'node:crypto'
+import { verify } from 'node:crypto'
+import { createEd25519KeyCache } from '../solana/ed25519-keys.js'
 import { isRpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import type { CheckedTransfer } from './transaction-rules.js'
 
-/** An Ed25519 public key as SPKI DER: this prefix, then the 32 raw bytes. */
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 const SIGNATURE_BYTES = 64
 /** The payer signs second, after the fee payer (checkPayloadTransfer holds it to that). */
 const PAYER_SLOT = 1
@@ -18,18 +17,16 @@ const REASONS = {
 /** The options @x402/svm's facilitator simulates with: the payload as signed (the fee payer's slot empty), its own blockhash. */
 const SIMULATION = { sigVerify: false, replaceRecentBlockhash: false, commitment: 'confirmed', encoding: 'base64' } as const
 
+const payerKeyOf = createEd25519KeyCache()
+
 /** True when the payer's slot holds its Ed25519 signature of the message (key and signature read from the transaction's bytes). */
 export function payerSigned (transfer: CheckedTransfer): boolean {
   const { transaction } = transfer
   const start = transaction.signaturesOffset + PAYER_SLOT * SIGNATURE_BYTES
   const signature = transaction.bytes.subarray(start, start + SIGNATURE_BYTES)
-  try {
-    const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, transaction.staticAccounts[PAYER_SLOT]]), format: 'der', type: 'spki' })
-    return verify(null, transaction.messageBytes, key, signature)
-  } catch {
-    // Not a point of the curve: no signature can be valid for it.
-    return false
-  }
+  // Not a point of the curve: no signature can be valid for it.
+  const key = payerKeyOf(transaction.staticAccounts[PAYER_SLOT])
+  return key !== undefined && verify(null, transaction.messageBytes, key, signature)
 }
 
 /** A verdict as @x402/svm's facilitator gives one: its reason identifier, and the simulation's error as its message. */
