@@ -6,7 +6,8 @@
 // JSON-RPC envelope and the SDK's per-request transport alone. And the MCP floor's two parts: the
 // chain-only x402 floor (packages/bench/chain-floor.ts) and a tool call to the SDK's bare server
 // (packages/bench/bare-mcp-server.ts). One call in flight; all alternate in blocks, so a busy spell
-// on a shared machine falls on all alike.
+// on a shared machine falls on all alike. Both sides go through undici pools (the SDK's clients
+// through poolFetch), so the ratio compares the service's two doors, not two HTTP clients.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -21,6 +22,7 @@ import { x402FloorCall } from './chain-floor.js'
 import { mergeSamples, type CallSample, type LoadFigures } from './figures.js'
 import { createLeanRpc } from './lean-rpc.js'
 import { startBareMcp } from './processes.js'
+import { poolFetch } from './pool-fetch.js'
 import { getStatus, timeEach } from './timed-calls.js'
 import { abortIsolatingFetch } from '../../client/abort-isolating-fetch.js'
 import { X402_NETWORKS } from '../../lib/x402/networks.js'
@@ -78,10 +80,13 @@ export async function measureMcpPaidCalls (options: {
   const { chain, feePayer } = options
   const payers = signers.map(signer => new X402Client().register(DEVNET, new ExactSvmScheme(signer, { rpcUrl: chain.url })).setSpendControls(false))
   const mcp = new Client({ name: 'token-merchant-bench', version: '1.0.0' })
-  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', serviceUrl), { fetch: abortIsolatingFetch() }))
+  // Each MCP client has a pool of its own like the HTTP side's (its transport may hold a stream open).
+  const mcpPool = new Pool(serviceUrl, { connections: 1, pipelining: 1 })
+  await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', serviceUrl), { fetch: abortIsolatingFetch(poolFetch(mcpPool)) }))
   const bare = await startBareMcp(options.scratch, join(options.scratch, 'bare-mcp.log'))
   const bareClient = new Client({ name: 'token-merchant-bench', version: '1.0.0' })
-  await bareClient.connect(new StreamableHTTPClientTransport(new URL('/mcp', bare.url), { fetch: abortIsolatingFetch() }))
+  const barePool = new Pool(bare.url, { connections: 1, pipelining: 1 })
+  await bareClient.connect(new StreamableHTTPClientTransport(new URL('/mcp', bare.url), { fetch: abortIsolatingFetch(poolFetch(barePool)) }))
   const lean = createLeanRpc(chain.url, 1)
   const pool = new Pool(serviceUrl, { connections: 1, pipelining: 1 })
   const samples = {
@@ -127,6 +132,8 @@ export async function measureMcpPaidCalls (options: {
     await pool.close()
     await mcp.close()
     await bareClient.close()
+    await mcpPool.close()
+    await barePool.close()
     await bare.stop()
     await lean.close()
   }
