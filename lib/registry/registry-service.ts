@@ -89,7 +89,7 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
   }
 
   let cachedVersion = ''
-  const serialized = new Map<string, string>()
+  const serialized = new Map<string, Buffer>()
 
   /** The scan state after a refresh if the stored listing is stale; 503 if nothing was ever read. */
   async function currentState (): Promise<ScanState & { fetchedAt: string }> {
@@ -116,10 +116,11 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
     },
 
     /**
-     * The listing as JSON text, reused until the store changes: with thousands of registrations
-     * the serialization, not the query, is what a warm read costs.
+     * The listing as JSON in UTF-8 bytes, reused until the store changes: with thousands of
+     * registrations the serialization, not the query, is what a warm read costs, and writing a
+     * string of megabytes to the socket encodes it again on every read.
      */
-    async listJson (filters: AgentFilters = {}): Promise<string> {
+    async listJson (filters: AgentFilters = {}): Promise<Buffer> {
       const state = await currentState()
       const version = `${state.fetchedAt} ${state.run} ${state.newestSignature ?? ''} ${state.resume?.position ?? ''}`
       if (version !== cachedVersion) {
@@ -130,7 +131,7 @@ export function createRegistryService ({ repository, scanner, key, refreshSecond
       let json = serialized.get(cacheKey)
       if (json === undefined) {
         // Built from the same state the version was read from, so text and version agree.
-        json = JSON.stringify(await listing(state.fetchedAt, filters))
+        json = Buffer.from(JSON.stringify(await listing(state.fetchedAt, filters)))
         if (serialized.size >= MAX_CACHED_LISTINGS) serialized.clear()
         serialized.set(cacheKey, json)
       }

@@ -12,7 +12,7 @@ const routes: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: documented(RegistryListing, 'the registered agents'), ...errorResponses('listRegistry'), default: defaultResponse('listRegistry') }
     }
   }, async (request, reply) => {
-    // Pre-serialized JSON text of the RegistryListing model: Fastify sends a string as it is.
+    // Pre-serialized JSON of the RegistryListing model (UTF-8 bytes): Fastify sends a Buffer as it is.
     const json = await fastify.registry.listJson(request.query) as unknown as RegistryListingBody
     return reply.type('application/json; charset=utf-8').send(json)
   })
