@@ -68,16 +68,17 @@ export default fp(async (fastify) => {
       }
     }
   })
-  // 189 KB, the same bytes for the life of the process: serialized once, with an entity tag so that a
+  // 189 KB, the same bytes for the life of the process: serialized once (as UTF-8 bytes, which the
+  // socket takes as they are; a string is encoded again on every write), with an entity tag so that a
   // generator or crawler polling it gets a 304; caches may keep it five minutes, as the discovery documents.
-  let served: { text: string, tag: string } | undefined
+  let served: { body: Buffer, tag: string } | undefined
   fastify.get('/openapi.json', { schema: { hide: true } }, async (request, reply) => {
     if (served === undefined) {
       const text = JSON.stringify(fastify.swagger())
-      served = { text, tag: entityTag(text) }
+      served = { body: Buffer.from(text), tag: entityTag(text) }
     }
     reply.header('etag', served.tag).header('cache-control', 'public, max-age=300')
     if (noneMatchHits(request.headers['if-none-match'], served.tag)) return await reply.code(304).send()
-    return await reply.type('application/json; charset=utf-8').send(served.text)
+    return await reply.type('application/json; charset=utf-8').send(served.body)
   })
 }, { name: 'swagger', fastify: '5.x' })
