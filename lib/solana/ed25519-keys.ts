@@ -4,8 +4,9 @@ import { createPublicKey, type KeyObject } from 'node:crypto'
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 
 /**
- * Node's key object for a raw 32-byte Ed25519 public key, or undefined when the bytes are no point
- * of the curve. Kept for the last `capacity` keys asked: making one (DER parse, OpenSSL import) cost
+ * Node's key object for a raw 32-byte Ed25519 public key, or undefined when the bytes cannot be one
+ * (not 32 bytes; 32 bytes that are no point of the curve make a key that verifies nothing). Kept
+ * for the last `capacity` keys asked: making one (DER parse, OpenSSL import) cost
  * about 0.15 ms of a paid call's CPU in a profile, and a buyer pays from the same key again and
  * again. Bounded, oldest out first, so keys sent by anyone cannot grow it.
  */

@@ -24,7 +24,6 @@ export function payerSigned (transfer: CheckedTransfer): boolean {
   const { transaction } = transfer
   const start = transaction.signaturesOffset + PAYER_SLOT * SIGNATURE_BYTES
   const signature = transaction.bytes.subarray(start, start + SIGNATURE_BYTES)
-  // Not a point of the curve: no signature can be valid for it.
   const key = payerKeyOf(transaction.staticAccounts[PAYER_SLOT])
   return key !== undefined && verify(null, transaction.messageBytes, key, signature)
 }
