@@ -35,12 +35,16 @@ export async function timeEach<T> (items: readonly T[], concurrency: number, ser
   }
 }
 
+// undici's dump() reads at most 128 KB and then destroys the connection: a larger answer (the
+// registry listing, the OpenAPI document) would be timed to its headers, on a new connection each.
+const READ_EVERY_BYTE = { limit: Number.MAX_SAFE_INTEGER }
+
 /**
  * GET `path` through `pool`; the answer is read to its end (not decoded: turning a 2.7 MB body
  * into a string would time this client, not the service) and its status returned.
  */
 export async function getStatus (pool: Dispatcher, path: string, headers: Record<string, string> = {}): Promise<string> {
   const response = await pool.request({ path, method: 'GET', headers })
-  await response.body.dump()
+  await response.body.dump(READ_EVERY_BYTE)
   return String(response.statusCode)
 }
