@@ -29,14 +29,13 @@ const INSERT = {
  * of a delivered payment, never the payment (its claim says redeemed, and its kept answer is
  * re-delivered at most once more). Pruning and the unpaid counters keep the durable pool.
  */
-export function createPostgresAuditLog (pools: { durable: pg.Pool, fast: pg.Pool }, callDatabase: DatabaseCall): AuditLog {
-  const pool = pools.durable
+export function createPostgresAuditLog ({ durable, fast }: { durable: pg.Pool, fast: pg.Pool }, callDatabase: DatabaseCall): AuditLog {
   // As on SQLite: unpaid requests are counted in memory and written in one statement per flush.
   const unpaid = createUnpaidCounter()
 
   return {
     async record (entry, fate) {
-      await callDatabase(async () => await pools.fast.query({
+      await callDatabase(async () => await fast.query({
         ...INSERT,
         values: [entry.at ?? Date.now(), entry.requestId, entry.service, entry.resource, entry.payer ?? null, entry.signature ?? null,
           entry.amount?.toString() ?? null, entry.outcome, entry.verified, entry.status, entry.latencyMs, entry.flow ?? 'proof',
@@ -49,7 +48,7 @@ export function createPostgresAuditLog (pools: { durable: pg.Pool, fast: pg.Pool
     },
 
     async flushUnpaid () {
-      await unpaid.flush(async batch => await callDatabase(async () => await pool.query(`
+      await unpaid.flush(async batch => await callDatabase(async () => await durable.query(`
         INSERT INTO unpaid_counts AS u (service, day, outcome, count)
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
         ON CONFLICT (service, day, outcome) DO UPDATE SET count = u.count + excluded.count`,
@@ -61,7 +60,7 @@ export function createPostgresAuditLog (pools: { durable: pg.Pool, fast: pg.Pool
     async prune (retentionDays, now = Date.now(), batchSize = Number.MAX_SAFE_INTEGER) {
       const cutoff = now - retentionDays * DAY_MS
       return await callDatabase(async () => {
-        const client = await pool.connect()
+        const client = await durable.connect()
         let failed = false
         try {
           await client.query('BEGIN')
