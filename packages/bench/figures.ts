@@ -20,6 +20,8 @@ export interface LoadFigures {
    */
   serverCpuSeconds: number
   clientCpuSeconds: number
+  /** CPU seconds of the whole machine (every process and the kernel, all cores) during the calls the bench timed itself. */
+  machineCpuSeconds?: number
 }
 
 /** Raw timings of a batch of calls made by the bench itself (not by autocannon). */
@@ -29,6 +31,7 @@ export interface CallSample {
   statusCodes: Record<string, number>
   serverCpuSeconds: number
   clientCpuSeconds: number
+  machineCpuSeconds: number
 }
 
 /** Batches merged: percentiles over every latency, requests per second over the summed time. */
@@ -46,7 +49,8 @@ export function mergeSamples (samples: readonly CallSample[]): LoadFigures {
     seconds,
     statusCodes,
     serverCpuSeconds: samples.reduce((sum, sample) => sum + sample.serverCpuSeconds, 0),
-    clientCpuSeconds: samples.reduce((sum, sample) => sum + sample.clientCpuSeconds, 0)
+    clientCpuSeconds: samples.reduce((sum, sample) => sum + sample.clientCpuSeconds, 0),
+    machineCpuSeconds: samples.reduce((sum, sample) => sum + sample.machineCpuSeconds, 0)
   }
 }
 
@@ -87,7 +91,8 @@ export function mergeRounds (rounds: readonly LoadFigures[]): LoadFigures {
     seconds,
     statusCodes,
     serverCpuSeconds: rounds.reduce((sum, round) => sum + round.serverCpuSeconds, 0),
-    clientCpuSeconds: rounds.reduce((sum, round) => sum + round.clientCpuSeconds, 0)
+    clientCpuSeconds: rounds.reduce((sum, round) => sum + round.clientCpuSeconds, 0),
+    ...(rounds.every(round => round.machineCpuSeconds !== undefined) ? { machineCpuSeconds: rounds.reduce((sum, round) => sum + (round.machineCpuSeconds ?? 0), 0) } : {})
   }
 }
 

@@ -40,6 +40,17 @@ export function cpuSeconds (pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND
 }
 
+/**
+ * CPU seconds every process of the machine has used so far, all cores summed (Linux /proc/stat:
+ * user, nice, system, irq, softirq and steal; the kernel's loopback traffic included). Over a
+ * measure, divided by its seconds: how many of the machine's cores were busy.
+ */
+export function machineCpuSeconds (): number {
+  const total = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]
+  const [user, nice, system, , , irq, softirq, steal] = total.slice('cpu'.length).trim().split(/\s+/).map(Number)
+  return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS_PER_SECOND
+}
+
 /** CPU seconds this process has used so far. */
 export function ownCpuSeconds (): number {
   const { user, system } = process.cpuUsage()

@@ -260,13 +260,17 @@ function callRow (name: string, figures: LoadFigures): string[] {
   ]
 }
 
-const PAID_HEADER = ['run', 'req/s', 'p50 ms', 'p99 ms', 'floor req/s', 'floor p50', 'floor p99', 'p50 over floor', 'req/s vs floor', 'service CPU µs/call']
+const PAID_HEADER = ['run', 'req/s', 'p50 ms', 'p99 ms', 'floor req/s', 'floor p50', 'floor p99', 'p50 over floor', 'req/s vs floor', 'service CPU µs/call', 'cores busy (floor)']
+
+/** Of the machine's cores, how many were busy on average during the calls (every process and the kernel); '–' for a result without the figure. */
+const coresBusy = (figures: LoadFigures) => figures.machineCpuSeconds === undefined ? '–' : (figures.machineCpuSeconds / figures.seconds).toFixed(2)
 
 function paidRow (name: string, ours: LoadFigures, floor: LoadFigures): string[] {
   return [
     name, integer(ours.requestsPerSecond), ms(ours.latency.p50), ms(ours.latency.p99),
     integer(floor.requestsPerSecond), ms(floor.latency.p50), ms(floor.latency.p99),
-    `+${ms(ours.latency.p50 - floor.latency.p50)} ms`, `${(ours.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}×`, integer(serverCpu(ours))
+    `+${ms(ours.latency.p50 - floor.latency.p50)} ms`, `${(ours.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}×`, integer(serverCpu(ours)),
+    `${coresBusy(ours)} (${coresBusy(floor)})`
   ]
 }
 
@@ -333,7 +337,8 @@ export function formatReport (result: BenchResult): string {
     ...sets.x402.map(set => paidRow(`x402 (HTTP v2), ${set.concurrency} in flight`, set.x402, set.rpcAlone))
   ]
   out.push(table(PAID_HEADER, floorRows(paid)))
-  out.push('Service CPU: user+system time of the service process (all its threads) per call; the floor\'s server CPU is the chain\'s.')
+  out.push('Service CPU: user+system time of the service process (all its threads) per call; the floor\'s server CPU is the chain\'s. ' +
+    `Cores busy: the machine's CPU time (every process and the kernel) over the calls' time, of ${machine.cpus} cores.`)
   out.push(`Free route ${paid.freePath} through the same client, p50: ${paid.proof.map(set => `${ms(set.freeRoute.latency.p50)} ms (${set.concurrency} in flight)`).join(', ')}. ` +
     `Time inside the service per call (audit log), p50: proof ${paid.proof.map(set => `${ms(set.serviceElapsed.p50)} ms (${set.concurrency})`).join(', ')}; ` +
     `x402 ${paid.x402.map(set => `${ms(set.serviceElapsed?.p50 ?? Number.NaN)} ms (${set.concurrency})`).join(', ')}.`)

@@ -2,7 +2,7 @@
 // with the CPU time of the answering process and of this one around them.
 import type { Dispatcher } from 'undici'
 import type { CallSample } from './figures.js'
-import { cpuSeconds, ownCpuSeconds } from './processes.js'
+import { cpuSeconds, machineCpuSeconds, ownCpuSeconds } from './processes.js'
 
 /**
  * Runs `task` once per item with `concurrency` in flight, timing each; `serverPid` is the process
@@ -12,6 +12,7 @@ export async function timeEach<T> (items: readonly T[], concurrency: number, ser
   const serverCpuNow = () => [serverPid].flat().reduce((sum, pid) => sum + cpuSeconds(pid), 0)
   const serverCpu = serverCpuNow()
   const clientCpu = ownCpuSeconds()
+  const machineCpu = machineCpuSeconds()
   const latencies: number[] = []
   const statusCodes: Record<string, number> = {}
   let next = 0
@@ -31,7 +32,8 @@ export async function timeEach<T> (items: readonly T[], concurrency: number, ser
     seconds: (performance.now() - started) / 1000,
     statusCodes,
     serverCpuSeconds: serverCpuNow() - serverCpu,
-    clientCpuSeconds: ownCpuSeconds() - clientCpu
+    clientCpuSeconds: ownCpuSeconds() - clientCpu,
+    machineCpuSeconds: machineCpuSeconds() - machineCpu
   }
 }
 

@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os'
 import t from 'tap'
 import { cpuPerRequest, judge, median, medianRatio, mergeRounds, mergeSamples, percentile, summarize, unexpectedResponses, type LoadFigures } from '../figures.js'
+import { machineCpuSeconds } from '../processes.js'
 import { memoryGrowthPercent } from '../report.js'
 
 const round = (requests: number, seconds: number, p50: number, serverCpuSeconds: number): LoadFigures => ({
@@ -32,14 +34,27 @@ t.test('rounds merge into requests per second over the total time', async t => {
 
 t.test('samples merge with percentiles over every latency', async t => {
   const merged = mergeSamples([
-    { latencies: [1, 2, 3], seconds: 1, statusCodes: { 200: 3 }, serverCpuSeconds: 0.1, clientCpuSeconds: 0.01 },
-    { latencies: [4, 5], seconds: 1, statusCodes: { 200: 1, 402: 1 }, serverCpuSeconds: 0.2, clientCpuSeconds: 0.02 }
+    { latencies: [1, 2, 3], seconds: 1, statusCodes: { 200: 3 }, serverCpuSeconds: 0.1, clientCpuSeconds: 0.01, machineCpuSeconds: 1.5 },
+    { latencies: [4, 5], seconds: 1, statusCodes: { 200: 1, 402: 1 }, serverCpuSeconds: 0.2, clientCpuSeconds: 0.02, machineCpuSeconds: 1.75 }
   ])
   t.equal(merged.requests, 5)
   t.equal(merged.requestsPerSecond, 2.5)
   t.equal(merged.latency.p50, 3)
   t.same(merged.statusCodes, { 200: 4, 402: 1 })
   t.equal(Math.round(merged.serverCpuSeconds * 10), 3)
+  t.equal(merged.machineCpuSeconds, 3.25, 'the machine\'s CPU adds up over the samples')
+  t.equal(mergeRounds([merged, merged]).machineCpuSeconds, 6.5, 'and over rounds that all have it')
+  t.equal(mergeRounds([merged, round(1000, 1, 2, 0.05)]).machineCpuSeconds, undefined, 'a round without it leaves it out')
+})
+
+t.test('the machine\'s CPU time grows with work on it, by no more than its cores allow', async t => {
+  const before = machineCpuSeconds()
+  const started = performance.now()
+  while (performance.now() - started < 300) Math.sqrt(Math.random())
+  const used = machineCpuSeconds() - before
+  const elapsed = (performance.now() - started) / 1000
+  t.ok(used >= 0.2, `a 300 ms busy loop shows (${used.toFixed(2)} s)`)
+  t.ok(used <= availableParallelism() * elapsed + 0.05, `within the cores' time (${used.toFixed(2)} s in ${elapsed.toFixed(2)} s)`)
 })
 
 t.test('targets pass or miss, with the margin in their unit', async t => {
