@@ -54,6 +54,11 @@ export function mergeSamples (samples: readonly CallSample[]): LoadFigures {
   }
 }
 
+/** Of the machine's cores, how many were busy on average during a measure; undefined for figures without the machine's CPU. */
+export function coresBusy (figures: LoadFigures): number | undefined {
+  return figures.machineCpuSeconds === undefined ? undefined : figures.machineCpuSeconds / figures.seconds
+}
+
 /** Microseconds of CPU per request. */
 export function cpuPerRequest (cpuSeconds: number, requests: number): number {
   return (cpuSeconds * 1e6) / requests

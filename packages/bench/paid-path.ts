@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { PROJECT_ROOT } from '../../project.js'
 import { startBenchWorld } from './bench-world.js'
-import { cpuPerRequest, type LoadFigures } from './figures.js'
+import { coresBusy, cpuPerRequest, type LoadFigures } from './figures.js'
 import { measureMcpPaidCalls } from './mcp-paid-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { measureX402Calls } from './x402-calls.js'
@@ -29,14 +29,12 @@ const MCP_SDK = process.argv.includes('--mcp-sdk')
 const POSTGRES = process.argv.includes('--postgres')
 const WORKERS = Number(/^--workers=(\d+)$/.exec(process.argv.find(arg => arg.startsWith('--workers=')) ?? '')?.[1] ?? 1)
 
-const busyCores = (figures: LoadFigures) => ((figures.machineCpuSeconds ?? Number.NaN) / figures.seconds).toFixed(2)
-
 function row (name: string, figures: LoadFigures, floor: LoadFigures): string {
   const ours = figures.latency.p50
   return `${name.padEnd(34)} p50 ${ours.toFixed(2)} ms (floor ${floor.latency.p50.toFixed(2)}, +${(ours - floor.latency.p50).toFixed(2)})  ` +
     `${figures.requestsPerSecond.toFixed(0)}/s (floor ${floor.requestsPerSecond.toFixed(0)}/s, ${(figures.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}×)  ` +
     `service CPU ${(cpuPerRequest(figures.serverCpuSeconds, figures.requests) / 1000).toFixed(2)} ms/call  ` +
-    `machine ${busyCores(figures)} cores busy (floor ${busyCores(floor)})  ${JSON.stringify(figures.statusCodes)}`
+    `machine ${coresBusy(figures)?.toFixed(2)} cores busy (floor ${coresBusy(floor)?.toFixed(2)})  ${JSON.stringify(figures.statusCodes)}`
 }
 
 async function main (): Promise<void> {

@@ -1,5 +1,5 @@
 // The bench's result (written as JSON as it is) and its printed form: tables and one verdict per target.
-import { cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type LoggingFigures, type Target, type Verdict } from './figures.js'
+import { coresBusy, cpuPerRequest, judge, unexpectedResponses, type LoadFigures, type LoggingFigures, type Target, type Verdict } from './figures.js'
 import type { Comparison, LoadShape, MemoryFigures } from './load.js'
 import type { McpPaidFigures } from './mcp-paid-calls.js'
 import type { PaidCallSet } from './paid-calls.js'
@@ -262,15 +262,15 @@ function callRow (name: string, figures: LoadFigures): string[] {
 
 const PAID_HEADER = ['run', 'req/s', 'p50 ms', 'p99 ms', 'floor req/s', 'floor p50', 'floor p99', 'p50 over floor', 'req/s vs floor', 'service CPU µs/call', 'cores busy (floor)']
 
-/** Of the machine's cores, how many were busy on average during the calls (every process and the kernel); '–' for a result without the figure. */
-const coresBusy = (figures: LoadFigures) => figures.machineCpuSeconds === undefined ? '–' : (figures.machineCpuSeconds / figures.seconds).toFixed(2)
+/** '–' for a result written before the bench read the machine's CPU. */
+const busy = (figures: LoadFigures) => coresBusy(figures)?.toFixed(2) ?? '–'
 
 function paidRow (name: string, ours: LoadFigures, floor: LoadFigures): string[] {
   return [
     name, integer(ours.requestsPerSecond), ms(ours.latency.p50), ms(ours.latency.p99),
     integer(floor.requestsPerSecond), ms(floor.latency.p50), ms(floor.latency.p99),
     `+${ms(ours.latency.p50 - floor.latency.p50)} ms`, `${(ours.requestsPerSecond / floor.requestsPerSecond).toFixed(2)}×`, integer(serverCpu(ours)),
-    `${coresBusy(ours)} (${coresBusy(floor)})`
+    `${busy(ours)} (${busy(floor)})`
   ]
 }
 

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os'
 import t from 'tap'
-import { cpuPerRequest, judge, median, medianRatio, mergeRounds, mergeSamples, percentile, summarize, unexpectedResponses, type LoadFigures } from '../figures.js'
+import { coresBusy, cpuPerRequest, judge, median, medianRatio, mergeRounds, mergeSamples, percentile, summarize, unexpectedResponses, type LoadFigures } from '../figures.js'
 import { machineCpuSeconds } from '../processes.js'
 import { memoryGrowthPercent } from '../report.js'
 
@@ -45,6 +45,8 @@ t.test('samples merge with percentiles over every latency', async t => {
   t.equal(merged.machineCpuSeconds, 3.25, 'the machine\'s CPU adds up over the samples')
   t.equal(mergeRounds([merged, merged]).machineCpuSeconds, 6.5, 'and over rounds that all have it')
   t.equal(mergeRounds([merged, round(1000, 1, 2, 0.05)]).machineCpuSeconds, undefined, 'a round without it leaves it out')
+  t.equal(coresBusy(merged), 1.625, 'cores busy: the machine\'s CPU over the measure\'s seconds')
+  t.equal(coresBusy(round(1000, 1, 2, 0.05)), undefined)
 })
 
 t.test('the machine\'s CPU time grows with work on it, by no more than its cores allow', async t => {
