@@ -8,7 +8,8 @@ const CHECKPOINT_INTERVAL_MS = 1000
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
 const Database = require(workerData.driver)
-const db = new Database(workerData.path)
+// Never a new database: a file gone before the worker opens it (removed, moved) is reported, not made again empty.
+const db = new Database(workerData.path, { fileMustExist: true })
 db.pragma('busy_timeout = 5000')
 const timer = setInterval(() => {
   try {

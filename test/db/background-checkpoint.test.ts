@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
+import { startBackgroundCheckpoint } from '../../db/sqlite/background-checkpoint.js'
 import { createSqliteStore } from '../../db/sqlite/sqlite-store.js'
 
 // The SQLite store folds its WAL into the database file from a worker thread: the service's
@@ -55,4 +56,18 @@ t.test('an in-memory store has no WAL and no worker', async t => {
   t.equal(store.db.prepare('SELECT count(*) FROM audit_log').pluck().get(), 10)
   await store.close()
   t.notOk(store.db.open, 'closed')
+})
+
+t.test('the worker never makes a database: a file gone before it opens is reported, and the worker ends', async t => {
+  const path = join(dir, 'gone.db')
+  const failures: string[] = []
+  let ended = false
+  const checkpoint = startBackgroundCheckpoint(path, { failed: message => failures.push(message), gone: () => { ended = true } })
+  // The worker is unref'd (it never keeps a process alive): this loop does, until it ended.
+  const deadline = Date.now() + 20_000
+  while (!ended && Date.now() < deadline) await sleep(20)
+  t.ok(ended, 'the worker ended by itself (the connection then checkpoints on commit again)')
+  t.equal(failures.length, 1, `the failure reported once (${failures.join('; ')})`)
+  t.notOk(existsSync(path), 'no empty database left where the file was')
+  await checkpoint.stop()
 })
