@@ -9,6 +9,7 @@ import { loadConfig } from '../config.js'
 import type { SqliteDatabase } from '../db/sqlite/open-database.js'
 import type { SqliteStore } from '../db/sqlite/sqlite-store.js'
 import type { PostgresStore } from '../db/postgres/postgres-store.js'
+import { testFolder } from './fixtures/test-folder.js'
 
 /** An address nothing listens on: a refused connection, answered at once. */
 export const UNREACHABLE_URL = 'http://127.0.0.1:9'
@@ -18,7 +19,7 @@ export const UNREACHABLE_URL = 'http://127.0.0.1:9'
  * (a public data network gets the unreachable URL instead of its public endpoint).
  */
 export function testEnv (t: Test, env: Record<string, string> = {}): Record<string, string> {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   const merged: Record<string, string> = {
     LOG_LEVEL: 'silent',
     SOLANA_NETWORK: 'localnet',

@@ -5,6 +5,7 @@ import t from 'tap'
 import { ConfigError, DEFAULT_REGISTRY_ADDRESS, inspectConfig, loadConfig, REGISTRY_SEED } from '../../config.js'
 import { MEMO_V2_PROGRAM } from '../../lib/solana/networks.js'
 import { readKeypairAddress, resolveMerchantAddress, writeKeypairFile } from '../../lib/solana/keypair-file.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 function problemsOf (env: Record<string, string>): string[] {
   try {
@@ -17,7 +18,7 @@ function problemsOf (env: Record<string, string>): string[] {
 }
 
 t.test('defaults: devnet, its public RPC and USDC, a keypair created with mode 0600 when asked', async (t) => {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   const config = loadConfig({ MERCHANT_KEYPAIR_PATH: join(dir, 'kp.json'), CREATE_KEYPAIR: 'true' })
   t.equal(config.PORT, 3000)
   t.equal(config.HOST, '0.0.0.0')
@@ -87,7 +88,7 @@ t.test('the data network: mainnet-beta beside a public cluster, localnet beside 
 })
 
 t.test('a keypair file whose halves do not match is refused', async (t) => {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   const path = join(dir, 'kp.json')
   writeKeypairFile(path)
   const bytes = JSON.parse(await import('node:fs').then(fs => fs.readFileSync(path, 'utf8'))) as number[]
@@ -99,7 +100,7 @@ t.test('a keypair file whose halves do not match is refused', async (t) => {
 const PAYMENT_ADDRESS = 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx'
 
 t.test('keypair rules: created only at the default path or when asked; private files only; data/ is 0700', async (t) => {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   const custom = join(dir, 'typo', 'merchant-kp.json')
   t.match(problemsOf({ MERCHANT_KEYPAIR_PATH: custom }), [/^MERCHANT_KEYPAIR_PATH: .*typo.* does not exist; a keypair is created only at \.\/data\/merchant-keypair\.json or with CREATE_KEYPAIR=true/],
     'a mistyped path is refused, never a new wallet')
@@ -129,7 +130,7 @@ t.test('keypair rules: created only at the default path or when asked; private f
 })
 
 t.test('workers starting together agree on one keypair', async (t) => {
-  const path = join(t.testdir(), 'kp.json')
+  const path = join(testFolder(t), 'kp.json')
   const first = writeKeypairFile(path)
   t.same(resolveMerchantAddress(path), { address: first, created: false })
   t.throws(() => writeKeypairFile(path), { code: 'EEXIST' }, 'an existing keypair is never replaced')

@@ -12,6 +12,7 @@ import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { PROJECT_ROOT } from '../../project.js'
 import { proofHeaders, startPaidChain } from '../fixtures/paid-chain.js'
 import { build, UNREACHABLE_URL } from '../helper.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 // What an agent builder does with /openapi.json: generate types with openapi-typescript, write an
 // openapi-fetch program against them under `tsc --strict`, run it, and hold every answer it gets to
@@ -75,7 +76,7 @@ async function runClient (dir: string, program: string, input: Record<string, un
 
 async function runProgram (t: Test, baseUrl: string, input: Record<string, unknown>): Promise<{ document: OpenApiDocument, answers: Answer[] }> {
   const document = await (await fetch(`${baseUrl}/openapi.json`)).json() as OpenApiDocument
-  const dir = t.testdir()
+  const dir = testFolder(t)
   writeFileSync(join(dir, 'api.d.ts'), astToString(await openapiTS(document as never)))
   return { document, answers: await runClient(dir, 'program.ts', { baseUrl, ...input }) }
 }
@@ -177,14 +178,14 @@ t.test('with the RPC stopped, the 503 answers match the document too', async t =
 /** @hey-api/openapi-ts's fetch client generated from the live document, and a program using it. */
 async function runHeyApiClient (t: Test, baseUrl: string, input: Record<string, unknown>): Promise<Answer[]> {
   const document = await (await fetch(`${baseUrl}/openapi.json`)).json() as unknown
-  const dir = t.testdir()
+  const dir = testFolder(t)
   await generateHeyApiClient({ input: document, output: join(dir, 'client'), plugins: ['@hey-api/client-fetch'], logs: { level: 'silent' } } as never)
   return await runClient(dir, 'hey-api-program.ts', input)
 }
 
 /** orval's fetch client generated from the live document (its base URL the server's), and a program using it. */
 async function runOrvalClient (t: Test, baseUrl: string, input: Record<string, unknown>): Promise<Answer[]> {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   writeFileSync(join(dir, 'openapi.json'), await (await fetch(`${baseUrl}/openapi.json`)).text())
   await generateOrvalClient({ input: { target: join(dir, 'openapi.json') }, output: { target: join(dir, 'orval', 'api.ts'), client: 'fetch', mode: 'single', baseUrl } } as never)
   return await runClient(dir, 'orval-program.ts', input)
@@ -196,7 +197,7 @@ t.test('the README\'s generated-client example compiles under tsc --strict, its 
   const section = readme.slice(readme.indexOf('### Generating a client'))
   const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
   t.ok(example, 'the README shows a TypeScript example')
-  const dir = t.testdir()
+  const dir = testFolder(t)
   writeFileSync(join(dir, 'token-merchant.d.ts'), astToString(await openapiTS((await app.inject('/openapi.json')).json() as never)))
   // What the example leaves to the reader: the on-chain transfer and the wallet.
   writeFileSync(join(dir, 'yours.d.ts'), 'declare function payOnChain (terms: { maxAmountRequired: string, asset: string, payTo: string } | undefined): Promise<string>\ndeclare const wallet: string\n')

@@ -8,6 +8,7 @@ import { promisify } from 'node:util'
 import { PROJECT_ROOT } from '../../project.js'
 import t from 'tap'
 import { build } from '../helper.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 const run = promisify(execFile)
 const REDOCLY = join(PROJECT_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js')
@@ -96,7 +97,7 @@ t.test('the document is a contract: servers, license, every status with its code
 t.test('a maintained OpenAPI linter (Redocly, recommended rules) finds no problem', async (t) => {
   for (const env of [{}, { PUBLIC_BASE_URL: 'https://merchant.tokens.dev' }] as Array<Record<string, string>>) {
     const app = await build(t, env)
-    const file = join(t.testdir(), 'openapi.json')
+    const file = join(testFolder(t), 'openapi.json')
     writeFileSync(file, (await app.inject('/openapi.json')).body)
     const { stdout } = await run(process.execPath, [REDOCLY, 'lint', file, '--format=json'], { cwd: PROJECT_ROOT, encoding: 'utf8' })
     const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { totals: { errors: number, warnings: number }, problems: unknown[] }

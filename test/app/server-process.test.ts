@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { spawnServer } from '../fixtures/server-process.js'
 import { testEnv } from '../helper.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 const SIGNATURE = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW'
 const WALLET = 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx'
@@ -89,7 +90,7 @@ t.test('SIGTERM lets an in-flight request finish, then exits 0', async (t) => {
 })
 
 t.test('with no environment at all the server starts on its defaults', async (t) => {
-  const run = spawnServer({ PORT: '0' }, { cwd: t.testdir() })
+  const run = spawnServer({ PORT: '0' }, { cwd: testFolder(t) })
   t.teardown(() => { run.child.kill('SIGKILL') })
   const url = await run.ready()
   const lines = run.output().stdout.trim().split('\n').map(line => JSON.parse(line) as Record<string, unknown>)

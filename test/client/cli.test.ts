@@ -12,6 +12,7 @@ import { startDemoEnvironment } from '../../demo/environment.js'
 import { PRICE_PATH } from '@token-merchant/localnet/price-api'
 import { InvalidRegistrationError } from '../../lib/registry/registration-memo.js'
 import { PROJECT_ROOT } from '../../project.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 const LOADER = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href
 const CLI = join(PROJECT_ROOT, 'client', 'cli.ts')
@@ -102,7 +103,7 @@ const env = await startDemoEnvironment({ merchantEnv: { PRICE_CACHE_TTL_MS: '0' 
 t.teardown(() => env.stop())
 const { net, merchant } = env
 const priceUrl = `${merchant.url}/api/fetch-price/SOL`
-const keyfile = join(t.testdir(), 'buyer.json')
+const keyfile = join(testFolder(t), 'buyer.json')
 
 /** The buyer's address, from its keypair file (bytes 32 to 63 are the public key). */
 function buyerAddress (): Address {
@@ -252,7 +253,7 @@ t.test('register, then find the agent with registry', async t => {
 })
 
 t.test('register with a wallet that holds no SOL: says so, and how much, before sending anything', async t => {
-  const empty = join(t.testdir(), 'empty.json')
+  const empty = join(testFolder(t), 'empty.json')
   t.equal((await cli('keygen', empty)).code, 0)
   const refused = await cli('register', '--keypair', empty, '--name', 'broke-agent', '--manifest', `${merchant.url}/.well-known/agent.json`, '--rpc', net.url)
   t.equal(refused.code, EXIT.NOT_PAID)

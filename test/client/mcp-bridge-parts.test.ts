@@ -6,6 +6,7 @@ import { bridgeOptions, DEFAULT_LEDGER } from '../../client/mcp-bridge/options.j
 import { explorerLink, publicCluster, receiptLine, rpcServesPublicCluster } from '../../client/mcp-bridge/receipt.js'
 import { startLocalnet } from '@token-merchant/localnet'
 import { openSpendLedger } from '../../client/mcp-bridge/spend-ledger.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 t.test('options: flags over TOKEN_MERCHANT_MCP_* variables, checked', async t => {
   const env = { TOKEN_MERCHANT_MCP_MERCHANT: 'https://m.example', TOKEN_MERCHANT_MCP_KEYPAIR: '/k.json', TOKEN_MERCHANT_MCP_BUDGET: '500', TOKEN_MERCHANT_MCP_DRY_RUN: '1' }
@@ -43,7 +44,7 @@ t.test('receipt: explorer links on public clusters only', async t => {
 })
 
 t.test('ledger: holds within the budget per UTC day, gives refusals back, survives a reopen, refuses a foreign file', async t => {
-  const path = join(t.testdir(), 'nested', 'ledger.json')
+  const path = join(testFolder(t), 'nested', 'ledger.json')
   let now = new Date('2026-01-01T23:59:00Z')
   const ledger = openSpendLedger(path, { budget: 100n, now: () => now })
   const day = ledger.hold(60n)

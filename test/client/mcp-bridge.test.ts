@@ -11,6 +11,7 @@ import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair
 import { PROJECT_ROOT } from '../../project.js'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
 import { build } from '../helper.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 // The bridge driven as an MCP host drives it: the SDK's client spawns `token-merchant mcp` over
 // stdio; the bridge buys from a real merchant on the local chain.
@@ -22,7 +23,7 @@ const today = () => new Date().toISOString().slice(0, 10)
 
 /** A buyer's keypair file holding `tokens` (no SOL: the merchant's fee payer sends the transfer). */
 async function buyerFile (t: Test, tokens: bigint): Promise<{ path: string, address: Address }> {
-  const path = join(t.testdir(), 'buyer.json')
+  const path = join(testFolder(t), 'buyer.json')
   const bytes = generateKeypairBytes()
   writeKeypairFile(path, bytes)
   const { address } = await createKeyPairSignerFromBytes(bytes)
@@ -153,7 +154,7 @@ t.test('given an MCP URL (any x402 MCP server, no manifest): it pays what the to
 })
 
 t.test('a merchant gone after the bridge started: a tool error, nothing paid', async t => {
-  // Outside t.testdir(), which build() claims for the merchant's database.
+  // Outside testFolder(t), which build() claims for the merchant's database.
   const dir = mkdtempSync(join(tmpdir(), 'mcp-bridge-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   writeKeypairFile(join(dir, 'buyer.json'))

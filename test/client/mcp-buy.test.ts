@@ -5,6 +5,7 @@ import { run } from '../../client/cli/run.js'
 import { buyViaMcp, connectMerchantMcp, getManifest, isBuyerError, toolCallFor, type McpBuyStep } from '../../client/index.js'
 import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 const m = await startX402Merchant(t)
 const manifest = await getManifest(m.url)
@@ -58,7 +59,7 @@ t.test('a tool that fails after the payment was verified: REQUEST_FAILED with it
 })
 
 t.test('token-merchant buy --via mcp: the same command, through the MCP tool', async t => {
-  const keypair = join(t.testdir(), 'buyer.json')
+  const keypair = join(testFolder(t), 'buyer.json')
   // The buyer's key as a keypair file, funded with SOL and tokens.
   const bytes = generateKeypairBytes()
   writeKeypairFile(keypair, bytes)

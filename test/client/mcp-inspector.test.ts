@@ -2,6 +2,7 @@
 // server, as README's "MCP hosts" shows it: over HTTP (POST /mcp) and through the stdio bridge
 // (`token-merchant mcp`, a dry run: no wallet). It lists the tools and calls a free one. The bridge
 // runs from source (tsx), slow to start on a loaded machine: hence the long connect timeout.
+import { testFolder } from '../fixtures/test-folder.js'
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -17,7 +18,7 @@ const CLI = join(PROJECT_ROOT, 'client', 'cli.ts')
 
 const app = await build(t)
 const url = await app.listen({ port: 0, host: '127.0.0.1' })
-const home = t.testdir()
+const home = testFolder(t)
 
 /** `npx @modelcontextprotocol/inspector --cli …`; its catalog file kept in a folder of the test's. */
 async function run (args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {

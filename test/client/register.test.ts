@@ -8,6 +8,7 @@ import { DEFAULT_REGISTRY_ADDRESS } from '../../config.js'
 import { startLocalnet } from '@token-merchant/localnet'
 import { generateKeypairBytes } from '../../lib/solana/keypair-file.js'
 import { InvalidRegistrationError, MAX_AGENT_NAME_LENGTH, MAX_MANIFEST_URL_LENGTH } from '../../lib/registry/registration-memo.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 const MANIFEST = 'https://agent.example/.well-known/agent.json'
 
@@ -59,7 +60,7 @@ t.test('registerAgent on the local chain', async t => {
 })
 
 t.test('loadKeypairSigner reads solana-keygen files', async t => {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   const bytes = generateKeypairBytes()
   const good = join(dir, 'id.json')
   await writeFile(good, JSON.stringify([...bytes]))

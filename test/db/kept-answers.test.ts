@@ -8,6 +8,7 @@ import { createSqliteStore, type SqliteStore } from '../../db/sqlite/sqlite-stor
 import type { Store } from '../../db/store.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
 import { ENGINES, lazyPostgres, sentMark, storeTarget } from '../fixtures/stores.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 // Kept answers, payment-identifiers and MCP cancel marks: the same semantics on both engines,
 // over three instances sharing one database.
@@ -150,7 +151,7 @@ for (const engine of ENGINES) {
 }
 
 t.test('storage: 10,000 kept answers of an analysis-sized body stay under 64 MB of SQLite file', async t => {
-  const path = join(t.testdir(), 'size.db')
+  const path = join(testFolder(t), 'size.db')
   const store = createSqliteStore(path)
   t.teardown(() => store.close())
   const before = statSync(path).size

@@ -10,6 +10,7 @@ import { openDatabase, type SqliteDatabase } from '../../db/sqlite/open-database
 import { createReputationQueries } from '../../db/sqlite/reputation-queries.js'
 import { openPostgresStore } from '../../db/postgres/postgres-store.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -119,7 +120,7 @@ async function checkAgainstRows (t: Test, db: SqliteDatabase, label: string) {
 }
 
 t.test('the aggregates give the figures of the rows, for any window, through inserts, pruning and deletes', async t => {
-  const db = openDatabase(join(t.testdir(), 'merchant.db'))
+  const db = openDatabase(join(testFolder(t), 'merchant.db'))
   t.teardown(() => db.close())
   await checkAgainstRows(t, db, 'empty log')
 
@@ -139,7 +140,7 @@ t.test('the aggregates give the figures of the rows, for any window, through ins
 })
 
 t.test('the migration computes the aggregates of the rows written before it', async t => {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   const earlier = join(dir, 'earlier-migrations')
   mkdirSync(earlier)
   for (const migration of listMigrations(MIGRATIONS_DIR).filter(m => m.version < 3)) copyFileSync(join(MIGRATIONS_DIR, migration.name), join(earlier, migration.name))
@@ -153,7 +154,7 @@ t.test('the migration computes the aggregates of the rows written before it', as
 })
 
 t.test('audit rows cannot be updated, since the aggregates count them as written', async t => {
-  const db = openDatabase(join(t.testdir(), 'merchant.db'))
+  const db = openDatabase(join(testFolder(t), 'merchant.db'))
   t.teardown(() => db.close())
   await record(db, randomEntries(1, 4, NOW - DAY_MS))
   t.throws(() => db.exec("UPDATE audit_log SET outcome = 'DELIVERED'"), /audit_log rows are never updated/)
@@ -163,7 +164,7 @@ t.test('PostgreSQL keeps the same aggregates: its figures equal SQLite\'s for an
   const server = await startTestPostgres(t)
   const store = await openPostgresStore({ url: await server.createDatabase(t), poolSize: 4 })
   t.teardown(() => store.close())
-  const db = openDatabase(join(t.testdir(), 'merchant.db'))
+  const db = openDatabase(join(testFolder(t), 'merchant.db'))
   t.teardown(() => db.close())
   const sqlite = createReputationQueries(db)
 

@@ -4,12 +4,13 @@ import type { ClaimRequest } from '../../db/contracts/payment-claims.js'
 import { createSqliteStore } from '../../db/sqlite/sqlite-store.js'
 import { timedStore } from '../../db/timed-store.js'
 import { trackClaims } from '../../lib/ops/claim-ledger.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 const request = (signature: string, claimId: string): ClaimRequest =>
   ({ signature, claimId, flow: 'proof', service: 'fetch-price', payer: 'payer', amount: 50_000n, resource: '/api/fetch-price/SOL', leaseMs: 5000 })
 
 function open (t: Test) {
-  const store = createSqliteStore(join(t.testdir(), 'timed.db'))
+  const store = createSqliteStore(join(testFolder(t), 'timed.db'))
   t.teardown(() => store.close())
   const observed: string[] = []
   const timed = timedStore(store, (operation, durationMs) => {

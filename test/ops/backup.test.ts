@@ -6,6 +6,7 @@ import t from 'tap'
 import { createAuditLog } from '../../db/sqlite/audit-log.js'
 import { openDatabase } from '../../db/sqlite/open-database.js'
 import { PROJECT_ROOT } from '../../project.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 const TSX = join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs')
 
@@ -19,7 +20,7 @@ async function backup (cwd: string, env: Record<string, string>, ...args: string
 }
 
 t.test('npm run backup: a consistent copy of the live database while it is written to', async (t) => {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   const databasePath = join(dir, 'merchant.db')
   const db = openDatabase(databasePath)
   t.teardown(() => db.close())
@@ -52,7 +53,7 @@ t.test('npm run backup: a consistent copy of the live database while it is writt
 })
 
 t.test('npm run backup reads DATABASE_PATH from .env like the service, and needs a destination', async (t) => {
-  const dir = t.testdir()
+  const dir = testFolder(t)
   const db = openDatabase(join(dir, 'from-env.db'))
   db.close()
   writeFileSync(join(dir, '.env'), 'DATABASE_PATH=./from-env.db\n')

@@ -1,5 +1,6 @@
 // `token-merchant check-config` against the real parts: the local chain, a SQLite file, an
 // address nothing listens on. The pm2 reload it guards is in test/ops/pm2.test.ts.
+import { testFolder } from '../fixtures/test-folder.js'
 import { execFile } from 'node:child_process'
 import { chmodSync, existsSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
@@ -75,7 +76,7 @@ t.test('check-config: what start-up validates, without starting or writing anyth
   })
 
   t.test('keypairs and PM2\'s kill timeout, as start-up judges them', async t => {
-    const dir = t.testdir()
+    const dir = testFolder(t)
     const missing = await checkConfig({ offline: true }, { ...base, PAYMENT_ADDRESS: '', CREATE_KEYPAIR: '', MERCHANT_KEYPAIR_PATH: join(dir, 'typo.json') })
     t.match(missing.checks, [{ outcome: 'problem', detail: /^MERCHANT_KEYPAIR_PATH: .*typo\.json does not exist/ }])
     const exposed = join(dir, 'exposed.json')
@@ -100,7 +101,7 @@ t.test('URLs lose what may be a credential', async t => {
 })
 
 t.test('as a process: token-merchant check-config reads .env from the working directory, exits 1 on a problem', async t => {
-  const dir = t.testdir({ '.env': 'LOG_LEVEL=verbose\nPRICE_API_KEY=dotenv-secret\n' })
+  const dir = testFolder(t, { '.env': 'LOG_LEVEL=verbose\nPRICE_API_KEY=dotenv-secret\n' })
   const cli = async (...args: string[]) => await new Promise<{ code: number, stdout: string }>(resolve => {
     execFile(process.execPath, ['--import', LOADER, join(PROJECT_ROOT, 'client', 'cli.ts'), 'check-config', ...args], { cwd: dir, env: { PATH: process.env.PATH } }, (error, stdout) => {
       resolve({ code: error === null ? 0 : Number(error.code), stdout })

@@ -2,6 +2,7 @@
 // PostgreSQL server it started with it: the fixture stops it by its pid file and removes its
 // folder (test/fixtures/stop-on-exit.ts). Driven as real processes: a script starts the server,
 // then is killed or throws.
+import { testFolder } from '../fixtures/test-folder.js'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
@@ -18,7 +19,7 @@ const FIXTURE = pathToFileURL(join(PROJECT_ROOT, 'test', 'fixtures', 'embedded-p
 
 /** A process that starts an embedded server, prints its folder and PostgreSQL's pid, then runs `ending`. */
 async function serverThenEnd (t: Test, ending: string) {
-  const script = join(t.testdir({
+  const script = join(testFolder(t, {
     'end.mts': `import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startEmbeddedPostgres } from ${JSON.stringify(FIXTURE)}

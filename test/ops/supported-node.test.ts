@@ -1,6 +1,7 @@
 // The start-up check of the Node version: judged on version strings, then as processes (the
 // server and the CLI, which also runs the MCP bridge) with `process.version` made older by a
 // preload, so that no old Node has to be installed.
+import { testFolder } from '../fixtures/test-folder.js'
 import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -25,7 +26,7 @@ t.test('versions at or above the minimum pass, older ones get one sentence', asy
 })
 
 t.test('as processes: an older Node stops the server and the CLI before anything else loads', async t => {
-  const dir = t.testdir({ 'old-node.mjs': "Object.defineProperty(process, 'version', { value: 'v20.19.5' })\n" })
+  const dir = testFolder(t, { 'old-node.mjs': "Object.defineProperty(process, 'version', { value: 'v20.19.5' })\n" })
   const run = async (entry: string, args: string[]) => await new Promise<{ code: number, stdout: string, stderr: string }>(resolve => {
     execFile(process.execPath, ['--import', join(dir, 'old-node.mjs'), '--import', LOADER, join(PROJECT_ROOT, entry), ...args],
       { cwd: dir, env: { PATH: process.env.PATH, PORT: '0' }, timeout: 60_000 }, (error, stdout, stderr) => {

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { buildPaywall } from '../../scripts/build-paywall.js'
 import { startX402Merchant, type X402Merchant } from '../fixtures/x402-merchant.js'
 import { installTestWallet, type TestWallet } from '../fixtures/test-wallet.js'
+import { testFolder } from '../fixtures/test-folder.js'
 
 /** Debian's chromium (.ci/run installs it); Playwright's own browser downloads cannot reach their CDN. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -66,8 +67,8 @@ t.test('a person pays in a real browser with a wallet-standard wallet, on the lo
     t.equal(await page.locator('#item').innerText(), 'SOL')
     t.equal(await page.locator('#price').innerText(), '0.05 USDC')
     t.match(await statusText(page), /Test Wallet found/)
-    // t.testdir() empties the folder on each call: once.
-    const dir = t.testdir()
+    // testFolder(t) empties the folder on each call: once.
+    const dir = testFolder(t)
     const before = join(dir, 'before.png')
     await page.screenshot({ path: before, fullPage: true })
 

@@ -34,7 +34,7 @@ const NOT_REACHED = 'CLIENT_ABORTED_AFTER_PAYMENT'
 const priceApi = await startPriceApi()
 t.teardown(() => priceApi.stop())
 // One database file for two instances (a load balancer may send a cancel notice to either); not in
-// t.testdir(), which each build() claims afresh.
+// testFolder(t), which each build() claims afresh.
 const shared = mkdtempSync(join(tmpdir(), 'mcp-redelivery-'))
 t.teardown(() => rmSync(shared, { recursive: true, force: true }))
 const DATABASE_PATH = join(shared, 'merchant.db')

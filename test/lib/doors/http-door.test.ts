@@ -24,6 +24,7 @@ import { createX402Payments } from '../../../lib/x402/x402-payments.js'
 import { until } from '../../fixtures/cluster-merchant.js'
 import { proofHeaders, startPaidChain, tokenBalanceOf } from '../../fixtures/paid-chain.js'
 import { createFeePayer } from '../../fixtures/x402-merchant.js'
+import { testFolder } from '../../fixtures/test-folder.js'
 
 // The HTTP door picks the way to pay a request names from a list (lib/doors/http-methods.ts). In
 // process, on real parts: the SQLite store, the delivery core, the proof and x402 methods on the
@@ -41,7 +42,7 @@ const VOUCHER_HEADER = 'x-voucher'
 async function doorUnderTest (t: Test, extra: (store: ReturnType<typeof createSqliteStore>) => HttpPaymentMethod[] = () => []) {
   const paid = await startPaidChain(t)
   const { feePayer, feePayerPath } = await createFeePayer(t, paid)
-  const store = createSqliteStore(join(t.testdir(), 'store.db'))
+  const store = createSqliteStore(join(testFolder(t), 'store.db'))
   t.teardown(() => store.close())
   const rpc = createRpcClient(paid.chain.url, 2000)
   const redeliveryOf = createRedelivery({ claims: store.claims, mode: 'payment', unknownForMs: LEASE_MS })

@@ -11,6 +11,7 @@ import { buildRegistrationMemo } from '../../../lib/registry/registration-memo.j
 import { createRegistryRepository } from '../../../db/sqlite/registry-repository.js'
 import { createRegistryScanner } from '../../../lib/registry/registry-scanner.js'
 import { createRpcBatchClient } from '../../../lib/solana/rpc-batch.js'
+import { testFolder } from '../../fixtures/test-folder.js'
 
 const TOTAL = 2500
 // A blockhash lives 150 slots and the local chain makes one slot per transaction.
@@ -49,7 +50,7 @@ t.test('2,500 registrations: a cold read over three pages, then an incremental o
   }
   const sent = await sendRegistrations(0, TOTAL)
 
-  const db = openDatabase(join(t.testdir(), 'registry.db'))
+  const db = openDatabase(join(testFolder(t), 'registry.db'))
   t.teardown(() => db.close())
   const repository = createRegistryRepository(db)
   const key = { network: 'localnet', registryAddress }

@@ -9,6 +9,7 @@ import { createRegistryRepository } from '../../../db/sqlite/registry-repository
 import { createRegistryScanner } from '../../../lib/registry/registry-scanner.js'
 import { createRpcBatchClient, type RpcBatchClient } from '../../../lib/solana/rpc-batch.js'
 import { isRpcUnavailable, rpcUnavailable } from '../../../lib/solana/rpc-errors.js'
+import { testFolder } from '../../fixtures/test-folder.js'
 
 const memo = (programAddress: Address, text: string): Instruction => ({ programAddress, accounts: [], data: new TextEncoder().encode(text) })
 const registration = (name: string, extra = '') => `{"agent":"${name}","manifest":"https://${name}.example/agent.json","v":1${extra}}`
@@ -16,7 +17,7 @@ const registration = (name: string, extra = '') => `{"agent":"${name}","manifest
 /** A fresh registry address on the chain, with a scanner and repository on a fresh SQLite file. */
 async function setUp (t: Test, net: Localnet) {
   const registryAddress = (await generateKeyPairSigner()).address
-  const db = openDatabase(join(t.testdir(), 'registry.db'))
+  const db = openDatabase(join(testFolder(t), 'registry.db'))
   t.teardown(() => db.close())
   const repository = createRegistryRepository(db)
   const key = { network: 'localnet', registryAddress }

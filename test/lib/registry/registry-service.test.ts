@@ -10,6 +10,7 @@ import { createRegistryScanner } from '../../../lib/registry/registry-scanner.js
 import { createRegistryService } from '../../../lib/registry/registry-service.js'
 import { createRpcBatchClient } from '../../../lib/solana/rpc-batch.js'
 import { createRpcClient } from '../../../lib/solana/rpc-client.js'
+import { testFolder } from '../../fixtures/test-folder.js'
 
 const REFRESH_SECONDS = 30
 const START = Date.parse('2026-01-01T00:00:00.000Z')
@@ -59,7 +60,7 @@ t.test('serving from the store, refreshing when stale, one read at a time, acros
   const registryAddress = (await generateKeyPairSigner()).address
   await register(net, alice, registryAddress, 'alpha')
   await register(net, bob, registryAddress, 'beta')
-  const path = join(t.testdir(), 'registry.db')
+  const path = join(testFolder(t), 'registry.db')
   const clock = { now: START }
   let instance = open(path, net.url, registryAddress, clock)
   t.teardown(() => instance.close())
@@ -107,7 +108,7 @@ t.test('when the RPC fails during a refresh, the stored listing is served with i
   const registryAddress = (await generateKeyPairSigner()).address
   await register(net, alice, registryAddress, 'alpha')
   const clock = { now: START }
-  const instance = open(join(t.testdir(), 'registry.db'), net.url, registryAddress, clock)
+  const instance = open(join(testFolder(t), 'registry.db'), net.url, registryAddress, clock)
   t.teardown(() => instance.close())
   const stored = await instance.service.list()
 
@@ -139,7 +140,7 @@ t.test('when the RPC fails during a refresh, the stored listing is served with i
 t.test('with nothing stored and the RPC down, 503 RPC_UNAVAILABLE', async t => {
   const clock = { now: START }
   const registryAddress = (await generateKeyPairSigner()).address
-  const instance = open(join(t.testdir(), 'registry.db'), 'http://127.0.0.1:9', registryAddress, clock)
+  const instance = open(join(testFolder(t), 'registry.db'), 'http://127.0.0.1:9', registryAddress, clock)
   t.teardown(() => instance.close())
   for (const attempt of ['first read', 'within the retry delay']) {
     const error = await instance.service.list().catch((e: unknown) => e)

@@ -14,6 +14,7 @@ import { startClusterRpc } from '../../fixtures/cluster-rpc.js'
 import { startPaidChain, tokenBalanceOf } from '../../fixtures/paid-chain.js'
 import { createFeePayer } from '../../fixtures/x402-merchant.js'
 import { buildExactPayment } from '../../fixtures/x402-payment.js'
+import { testFolder } from '../../fixtures/test-folder.js'
 
 // x402 settlement on its own: verify-and-claim and the settlement state machine of
 // lib/x402/x402-payments.ts, against the real SQLite claims store and the local chain behind the
@@ -29,7 +30,7 @@ async function x402UnderTest (t: Test, settlementTimeoutMs: number) {
   const paid = await startPaidChain(t)
   const cluster = await startClusterRpc(t, paid.chain.url)
   const { feePayer, feePayerPath } = await createFeePayer(t, paid)
-  const store = createSqliteStore(join(t.testdir(), 'store.db'))
+  const store = createSqliteStore(join(testFolder(t), 'store.db'))
   t.teardown(() => store.close())
   const payments = await createX402Payments({
     rpc: createRpcClient(cluster.url, 2000),
