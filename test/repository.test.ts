@@ -19,6 +19,17 @@ t.test('no tracked file reads or cites the notes kept beside the checkout', asyn
   t.same(offenders, [], 'files naming the notes folder')
 })
 
+// tap removes the folder of a test's testdir() before the test's teardowns when it comes first,
+// under a store or server still open there: every test of the suite takes its folder from
+// testFolder(t), which orders the two (test/fixtures/test-folder.ts).
+t.test('the suite\'s tests take their folder from testFolder(t), not from testdir() itself', async t => {
+  const files = execFileSync('git', ['ls-files', 'test'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\n')
+    .filter(file => file.endsWith('.ts') && file !== 'test/fixtures/test-folder.ts')
+  t.ok(files.length > 100, 'the test files were listed')
+  const offenders = files.filter(file => /\bt\.testdir\(/.test(readFileSync(`${PROJECT_ROOT}/${file}`, 'utf8')))
+  t.same(offenders, [], 'test files calling testdir() themselves')
+})
+
 // One direction between the core and the wire contract: lib/ builds the documents schemas/
 // describes, so schemas/ (the lower layer) never imports lib/.
 t.test('schemas/ never imports lib/', async t => {
