@@ -19,9 +19,7 @@ t.test('no tracked file reads or cites the notes kept beside the checkout', asyn
   t.same(offenders, [], 'files naming the notes folder')
 })
 
-// tap removes the folder of a test's testdir() before the test's teardowns when it comes first,
-// under a store or server still open there: every test of the suite takes its folder from
-// testFolder(t), which orders the two (test/fixtures/test-folder.ts).
+// Every test of the suite takes its folder from testFolder(t): test/fixtures/test-folder.ts says why.
 t.test('the suite\'s tests take their folder from testFolder(t), not from testdir() itself', async t => {
   const files = execFileSync('git', ['ls-files', 'test'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\n')
     .filter(file => file.endsWith('.ts') && file !== 'test/fixtures/test-folder.ts')
