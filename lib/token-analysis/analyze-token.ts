@@ -15,6 +15,8 @@ import { simulateTransfer, transferSimulationBody, type TransferSimulationRead }
 import { summarise } from './summary.js'
 import { describePowers, listPowers, readAuthorityHolders, type AuthorityHoldersRead } from './authority-holders.js'
 import { isNativeMint } from './native-mint.js'
+import type { AnalysisPart } from './analysis-part.js'
+import { mergeFields, readParts } from './compose-parts.js'
 
 /** The RPC methods one analysis uses. */
 export type TokenAnalysisRpc = Rpc<GetAccountInfoApi & GetTokenLargestAccountsApi & GetTokenSupplyApi & GetMultipleAccountsApi & SimulateTransactionApi>
@@ -36,8 +38,15 @@ export interface TokenAnalyzerOptions {
    * holders is given up at the same time (its holders are then unknown).
    */
   transferSimulation?: { budgetMs: number }
+  /** The deeper parts (pools, curve, launch, clusters, creator), read side by side after the mint. */
+  parts?: readonly AnalysisPart[]
+  /** Time the parts get from the start of the analysis; a part still reading then is `unavailable`. */
+  partsBudgetMs?: number
   now?: () => number
 }
+
+/** Inside the paid call's budget, leaving time to judge and answer. */
+const DEFAULT_PARTS_BUDGET_MS = 3000
 
 const NO_MARKET: MarketRead = { state: 'not_applicable', reason: 'Market data does not apply: the analysis has no price API configured.' }
 const NO_SALE: SellRead = { state: 'not_applicable', reason: 'The sell check does not apply: the analysis has no price API configured.' }
@@ -72,13 +81,14 @@ async function readMetadata (rpc: TokenAnalysisRpc, mint: Address, extensions: T
  * mint's decimals are known; a failing Jupiter never fails the analysis, its checks say so. Without
  * Jupiter the answer holds no clock time, so the same mint at the same slot gets the same answer.
  */
-export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, market, transferSimulation, now = Date.now }: TokenAnalyzerOptions) {
+export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, market, transferSimulation, parts = [], partsBudgetMs = DEFAULT_PARTS_BUDGET_MS, now = Date.now }: TokenAnalyzerOptions) {
   const cache = new Map<Address, { expiresAt: number, analysis: Promise<TokenAnalysisBody> }>()
 
   async function read (address: Address): Promise<TokenAnalysisBody> {
     await ensureNetwork?.()
     // The simulation and the authorities' accounts come after two rounds of reads; they get what is left of the budget.
     const deadline = transferSimulation === undefined ? undefined : AbortSignal.timeout(transferSimulation.budgetMs)
+    const partsSignal = AbortSignal.timeout(partsBudgetMs)
     // Never rejects: started before the chain reads, awaited after them.
     const marketRead = market === undefined ? Promise.resolve(NO_MARKET) : market.readMarket(address)
     const { mint, slot } = await readMint(rpc, address)
@@ -89,6 +99,18 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
       ? Promise.resolve(undefined)
       : holdersRead.then(holders => simulateTransfer({ rpc, mint: address, programAddress: mint.programAddress, decimals: mint.decimals, extensions, holders, signal: deadline }))
     const metadataRead = readMetadata(rpc, address, extensions, slot)
+    const partsRead = readParts(parts, {
+      mint: address,
+      tokenProgram: mint.programAddress,
+      decimals: mint.decimals,
+      supply: mint.supply,
+      mintAuthority: mint.mintAuthority,
+      freezeAuthority: mint.freezeAuthority,
+      slot,
+      holders: holdersRead,
+      market: marketRead,
+      signal: partsSignal
+    })
     // One getMultipleAccounts for every power's holder, once the metadata names its update
     // authority: two rounds on the metadata side, while the holder side takes up to four.
     const powersRead = metadataRead.then(async metadata => {
@@ -96,20 +118,22 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
       const read: AuthorityHoldersRead = await readAuthorityHolders(rpc, powers.map(power => power.address), slot, deadline)
       return { described: describePowers(powers, read), read }
     })
-    const [metadata, powers, holders, marketFacts, sell, transfer] = await Promise.all([
+    const [metadata, powers, holders, marketFacts, sell, transfer, partOutcomes] = await Promise.all([
       metadataRead,
       powersRead,
       holdersRead,
       marketRead,
       sellRead,
-      transferRead
+      transferRead,
+      partsRead
     ])
     const issuer = knownIssuer(address, network)
     const nativeMint = isNativeMint(address, mint.programAddress)
-    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer, market: marketFacts, sell, transfer, powers: powers.described, nativeMint })
+    const partFindings = partOutcomes.flatMap(outcome => outcome.findings)
+    const risks = assessRisks({ ...mint, extensions, metadata, holders, issuer, market: marketFacts, sell, transfer, powers: powers.described, nativeMint, partFindings })
     const score = riskScore(risks)
     const holderBody = holderDistribution(holders)
-    return {
+    return mergeFields({
       risk_score: score,
       authorities: {
         mint_authority_disabled: mint.mintAuthority === null,
@@ -142,11 +166,12 @@ export function createTokenAnalyzer ({ rpc, network, ensureNetwork, cacheTtlMs, 
         market: market === undefined ? undefined : marketFacts,
         sell: market === undefined ? undefined : sell,
         transfer,
+        partChecks: partOutcomes.flatMap(outcome => outcome.checks),
         risks
       }),
       risks,
       slot: Number(slot)
-    }
+    }, partOutcomes)
   }
 
   function forgetExpired (time: number) {

@@ -5,6 +5,7 @@ import type { SellRead } from './sell-check.js'
 import type { TransferSimulationRead } from './transfer-simulation.js'
 import type { AuthorityHoldersRead } from './authority-holders.js'
 import { NATIVE_MINT_REASONS } from './native-mint.js'
+import type { PartCheck } from './analysis-part.js'
 
 /** The check each finding comes from; extension findings name their extension's type. */
 const CHECK_OF: Record<RiskCode, string | readonly string[]> = {
@@ -62,6 +63,8 @@ export interface CheckFacts {
   market?: MarketRead
   sell?: SellRead
   transfer?: TransferSimulationRead
+  /** The checks of the deeper parts (analysis-part.ts), after the core ones. */
+  partChecks?: PartCheck[]
   risks: RiskBody[]
 }
 
@@ -128,6 +131,7 @@ export function listChecks (facts: CheckFacts): CheckEntryBody[] {
   entries.push({ check: 'market', source: 'jupiter', ...marketOutcome(facts.market), risks: [] })
   entries.push({ check: 'sell_quote', source: 'jupiter', ...sellOutcome(facts.sell), risks: [] })
   entries.push({ check: 'transfer_simulation', source: 'chain', ...transferOutcome(facts.transfer), risks: [] })
+  for (const check of facts.partChecks ?? []) entries.push({ ...check, risks: [] })
 
   const byName = new Map(entries.map(entry => [entry.check, entry]))
   for (const risk of facts.risks) {

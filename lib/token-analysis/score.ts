@@ -28,6 +28,8 @@ export interface RiskFacts {
   powers?: AuthorityPowerBody[]
   /** The native mint (wrapped SOL): no mint authority, and its supply field is not its supply. */
   nativeMint?: boolean
+  /** What the deeper parts of the analysis found (analysis-part.ts), weighed on the same scale. */
+  partFindings?: Finding[]
 }
 
 type FeeSchedule = Extract<TokenExtensionBody, { type: 'transfer_fee' }>['newer_fee']
@@ -142,6 +144,7 @@ function findingsOf (facts: RiskFacts): Finding[] {
   // An unavailable simulation weighs nothing: what it would show (frozen, non-transferable,
   // paused, fees) is read from the mint and weighed already; it is a second, executed opinion.
   if (facts.transfer?.state === 'failed') findings.push({ code: 'TRANSFER_SIMULATION_FAILED', params: { error: facts.transfer.error } })
+  findings.push(...facts.partFindings ?? [])
   return findings
 }
 
