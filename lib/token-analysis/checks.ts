@@ -47,7 +47,10 @@ const CHECK_OF: Record<RiskCode, string | readonly string[]> = {
   NO_SELL_ROUTE: 'sell_quote',
   SELL_IMPACT_HIGH: 'sell_quote',
   SELL_CHECK_UNAVAILABLE: 'sell_quote',
-  TRANSFER_SIMULATION_FAILED: 'transfer_simulation'
+  TRANSFER_SIMULATION_FAILED: 'transfer_simulation',
+  // The launch, holder clusters and creator parts (launch/).
+  EARLY_BUYERS_HOLD: 'launch',
+  LAUNCH_BUNDLED: 'launch'
 }
 
 export interface CheckFacts {

@@ -1,3 +1,5 @@
+import { LAUNCH_RULES } from './launch/launch-rules.js'
+
 /**
  * The one table behind risk_score: every finding the analysis can report, its level, the points it
  * adds, and its sentence. risk_score is the sum of the points of the findings, clamped to 1..100.
@@ -85,7 +87,9 @@ export const RISK_RULES = {
   MINT_CLOSE_AUTHORITY: { level: 'info', weight: 3, message: 'Close authority {authority} can close the mint, once its whole supply is burned.' },
   METADATA_MISSING: { level: 'info', weight: 3, message: 'No on-chain metadata (name, symbol) was found, so nothing on chain tells this token apart from look-alikes.' },
   UI_AMOUNT_ADJUSTABLE: { level: 'info', weight: 2, message: '{authority} can change how amounts are displayed ({mechanism}); balances in base units do not change.' },
-  PERMISSIONED_BURN: { level: 'info', weight: 2, message: 'Every burn needs the signature of {authority}: holders cannot burn their own tokens.' }
+  PERMISSIONED_BURN: { level: 'info', weight: 2, message: 'Every burn needs the signature of {authority}: holders cannot burn their own tokens.' },
+  // The launch, holder clusters and creator parts (launch/launch-rules.ts).
+  ...LAUNCH_RULES
 } as const satisfies Record<string, RiskRule>
 
 export type RiskCode = keyof typeof RISK_RULES

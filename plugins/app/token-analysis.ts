@@ -3,6 +3,7 @@ import { createJupiterClient } from '../../lib/prices/jupiter-client.js'
 import { createTokenAnalyzer } from '../../lib/token-analysis/analyze-token.js'
 import { ANALYSIS_RPC_ROUNDS } from '../../lib/catalogue/analyze-token.js'
 import { createMarketReader } from '../../lib/token-analysis/market.js'
+import { createLaunchParts } from '../../lib/token-analysis/launch/launch-parts.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,6 +33,7 @@ export default fp(async (fastify) => {
     market: createMarketReader({ client, baseUrl: PRICE_API_URL, network: data.network, ttlMs: PRICE_CACHE_TTL_MS }),
     // The two rounds of data RPC reads the shutdown grace allows an analysis (ANALYSIS_RPC_ROUNDS):
     // a simulation still running past them is given up as unavailable.
-    transferSimulation: { budgetMs: ANALYSIS_RPC_ROUNDS * fastify.config.dataRpcTimeoutMs }
+    transferSimulation: { budgetMs: ANALYSIS_RPC_ROUNDS * fastify.config.dataRpcTimeoutMs },
+    parts: [...createLaunchParts({ rpc: data.rpc })]
   }))
 }, { name: 'token-analysis', fastify: '5.x', dependencies: ['config', 'solana'] })

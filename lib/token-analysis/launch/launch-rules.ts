@@ -1,0 +1,14 @@
+/**
+ * The launch findings on the scale of risk-weights.ts (argued in docs/token-analysis.md), spread
+ * into RISK_RULES there. Each message names its evidence: how many wallets, which share, which
+ * signature or funder, so a buyer can check it on chain.
+ */
+export const LAUNCH_RULES = {
+  EARLY_BUYERS_HOLD: { level: 'warning', weight: 15, message: '{count} wallets that received the token within 20 slots of its creation ({signature}) still hold {percent} of the supply.' },
+  LAUNCH_BUNDLED: { level: 'warning', weight: 10, message: 'The creation transaction {signature} itself handed {percent} of the supply to {count} wallets other than the creator.' }
+} as const
+
+/** Shares, in basis points of the supply, from which the launch findings are reported. */
+export const LAUNCH_THRESHOLDS = {
+  earlyBuyersHoldBasisPoints: 1000
+} as const

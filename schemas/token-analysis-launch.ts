@@ -1,0 +1,35 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { SolanaAddress } from './common.js'
+
+// The launch, holder clusters and creator parts of the analysis (lib/token-analysis/launch/).
+const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
+const Amount = (description: string) => Type.String({ pattern: '^[0-9]+$', description: `${description}, in base units` })
+const Signature = (description: string) => Type.String({ minLength: 64, maxLength: 88, description: `${description} (transaction signature, base58)` })
+const Share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description: `${description}, as a fraction of the current supply, exact and rounded to 6 decimals` })
+const Reason = Type.Optional(Type.String({ description: 'why the part is unavailable (present only when available is false)' }))
+
+export const EarlyBuyer = Type.Object({
+  owner: Address('wallet that received the token in the launch window'),
+  token_account: Address('its token account'),
+  received: Amount('tokens it received in the launch window'),
+  slot: Type.Integer({ description: 'slot of its first receipt' }),
+  signature: Signature('transaction of its first receipt'),
+  holds_now: Amount('balance of that token account now'),
+  share_now: Share('that balance')
+}, { additionalProperties: false })
+
+export const Launch = Type.Object({
+  available: Type.Boolean({ description: 'false when the creation could not be read (history too long, RPC refused, out of time)' }),
+  reason: Reason,
+  creation_signature: Type.Optional(Signature('the transaction that initialised the mint')),
+  slot: Type.Optional(Type.Integer({ description: 'slot of the creation' })),
+  created_at: Type.Optional(Type.Union([Type.Integer({ description: 'unix seconds of the creation block' }), Type.Null()])),
+  creator: Type.Optional(Address('fee payer of the creation transaction')),
+  initial_mint_authority: Type.Optional(Address('mint authority set at creation, when it is not the creator')),
+  early_buyers: Type.Optional(Type.Array(EarlyBuyer, { maxItems: 50, description: 'wallets that received the token in the creation slot and the 20 after it (creator, its mint authority and program-owned accounts such as pools and bonding curves excluded), first receipt first' })),
+  early_buyers_share_now: Type.Optional(Share('combined balance of the early buyers\' token accounts now')),
+  bundled_in_creation: Type.Optional(Amount('tokens delivered to others than the creator inside the creation transaction itself'))
+}, { additionalProperties: false, description: 'Who created the token, when, and who received it first, with the signatures to check on chain.' })
+
+export type LaunchBody = Static<typeof Launch>
+export type EarlyBuyerBody = Static<typeof EarlyBuyer>

@@ -1,0 +1,126 @@
+import t from 'tap'
+import { generateKeyPairSigner, type Address, type KeyPairSigner, type Signature } from '@solana/kit'
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system'
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintToInstruction,
+  getTransferCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS
+} from '@solana-program/token'
+import { startLocalnet } from '@token-merchant/localnet'
+import { createTokenAnalyzer } from '../../../lib/token-analysis/analyze-token.js'
+import { createLaunchParts } from '../../../lib/token-analysis/launch/launch-parts.js'
+
+const DECIMALS = 6
+const SUPPLY = 1_000_000_000n
+const MINT_SIZE = 82n
+
+const net = await startLocalnet()
+t.teardown(() => net.stop())
+
+const ata = async (mint: Address, owner: Address) => (await findAssociatedTokenPda({ mint, owner, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0]
+const fund = (from: KeyPairSigner, to: Address, lamports: bigint) =>
+  net.sendInstructions([getTransferSolInstruction({ source: from, destination: to, amount: lamports })], [from])
+
+/**
+ * A launch as the creator sends it: one transaction creates the mint (the creator pays and holds
+ * the mint authority), mints the supply to the creator and, bundled in, `bundled` tokens to
+ * another wallet. Returns the mint and the creation signature.
+ */
+async function launch (creator: KeyPairSigner, bundledTo: Address, bundled: bigint): Promise<{ mint: Address, signature: string }> {
+  const mint = await generateKeyPairSigner()
+  const rent = await net.rpc.getMinimumBalanceForRentExemption(MINT_SIZE).send()
+  const creatorAccount = await ata(mint.address, creator.address)
+  const bundledAccount = await ata(mint.address, bundledTo)
+  const signature = await net.sendInstructions([
+    getCreateAccountInstruction({ payer: creator, newAccount: mint, lamports: rent, space: MINT_SIZE, programAddress: TOKEN_PROGRAM_ADDRESS }),
+    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: creator.address }),
+    getCreateAssociatedTokenIdempotentInstruction({ payer: creator, ata: creatorAccount, owner: creator.address, mint: mint.address }),
+    getMintToInstruction({ mint: mint.address, token: creatorAccount, mintAuthority: creator, amount: SUPPLY - bundled }),
+    getCreateAssociatedTokenIdempotentInstruction({ payer: creator, ata: bundledAccount, owner: bundledTo, mint: mint.address }),
+    getMintToInstruction({ mint: mint.address, token: bundledAccount, mintAuthority: creator, amount: bundled })
+  ], [creator, mint])
+  return { mint: mint.address, signature }
+}
+
+/** A TransferChecked from `from`'s account to `to`'s (created in the same transaction); returns the signature. */
+async function send (mint: Address, from: KeyPairSigner, to: Address, amount: bigint): Promise<string> {
+  const destination = await ata(mint, to)
+  return await net.sendInstructions([
+    getCreateAssociatedTokenIdempotentInstruction({ payer: from, ata: destination, owner: to, mint }),
+    getTransferCheckedInstruction({ source: await ata(mint, from.address), mint, destination, authority: from, amount, decimals: DECIMALS })
+  ], [from])
+}
+
+// A creator funded by one wallet; four buyers funded by another.
+const creatorFunder = await net.createWallet()
+const buyersFunder = await net.createWallet()
+const creator = await generateKeyPairSigner()
+await fund(creatorFunder, creator.address, 1_000_000_000n)
+const buyers = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()))
+for (const buyer of buyers) await fund(buyersFunder, buyer.address, 100_000_000n)
+const bundledWallet = await generateKeyPairSigner()
+const lateHolder = await generateKeyPairSigner()
+
+// The launch: 3% bundled in the creation, then 5% to each of the four buyers (20%) in the window.
+const { mint, signature: creationSignature } = await launch(creator, bundledWallet.address, 30_000_000n)
+const creationSlot = net.slot()
+const buys: Array<{ signature: string, slot: number }> = []
+for (const buyer of buyers) buys.push({ signature: await send(mint, creator, buyer.address, 50_000_000n), slot: net.slot() })
+// Later holders, outside the window: the creator sells 1%, the first buyer passes on half of its tokens.
+net.advanceSlots(25)
+await send(mint, creator, lateHolder.address, 10_000_000n)
+await send(mint, buyers[0], lateHolder.address, 25_000_000n)
+
+t.test('the launch as sent: creation, creator, early buyers with what they hold now, the bundle', async t => {
+  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc }) })
+  const analysis = await analyzer.analyze(mint)
+  const sent = await net.rpc.getTransaction(creationSignature as Signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send()
+  const account = (owner: Address) => ata(mint, owner)
+  t.same(analysis.launch, {
+    available: true,
+    creation_signature: creationSignature,
+    slot: creationSlot,
+    created_at: Number(sent?.blockTime),
+    creator: creator.address,
+    early_buyers: [
+      { owner: bundledWallet.address, token_account: await account(bundledWallet.address), received: '30000000', slot: creationSlot, signature: creationSignature, holds_now: '30000000', share_now: 0.03 },
+      ...await Promise.all(buyers.map(async (buyer, index) => ({
+        owner: buyer.address,
+        token_account: await account(buyer.address),
+        received: '50000000',
+        slot: buys[index].slot,
+        signature: buys[index].signature,
+        holds_now: index === 0 ? '25000000' : '50000000',
+        share_now: index === 0 ? 0.025 : 0.05
+      })))
+    ],
+    early_buyers_share_now: 0.205,
+    bundled_in_creation: '30000000'
+  })
+  t.notOk(analysis.launch?.early_buyers?.some(buyer => buyer.owner === lateHolder.address), 'a holder from after the window is no early buyer')
+  const risk = (code: string) => analysis.risks.find(found => found.code === code)
+  t.match(risk('EARLY_BUYERS_HOLD'), { level: 'warning', weight: 15, message: `5 wallets that received the token within 20 slots of its creation (${creationSignature}) still hold 20.50% of the supply.` })
+  t.match(risk('LAUNCH_BUNDLED'), { level: 'warning', weight: 10, message: `The creation transaction ${creationSignature} itself handed 3.00% of the supply to 1 wallets other than the creator.` })
+  t.match(analysis.checks.find(entry => entry.check === 'launch'), { status: 'flagged', source: 'chain', slot: creationSlot, risks: ['EARLY_BUYERS_HOLD', 'LAUNCH_BUNDLED'] })
+})
+
+t.test('a history longer than the pages read: the launch is unavailable and says which bound', async t => {
+  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, maxPages: 0 }) })
+  const analysis = await analyzer.analyze(mint)
+  t.same(analysis.launch, { available: false, reason: 'The launch is unavailable: the mint has more than 0 signatures, older than the history the analysis reads.' })
+  t.match(analysis.checks.find(entry => entry.check === 'launch'), { status: 'unavailable' })
+})
+
+t.test('out of time: the launch is unavailable with its reason and the analysis still answers', async t => {
+  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc }), partsBudgetMs: 50 })
+  net.setLatency(200)
+  t.teardown(() => net.setLatency(0))
+  const analysis = await analyzer.analyze(mint)
+  t.equal(analysis.launch?.available, false)
+  t.match(analysis.launch?.reason, /ran out of time/)
+  t.equal(analysis.mint, mint)
+  t.notOk(analysis.risks.some(risk => risk.code === 'EARLY_BUYERS_HOLD'))
+})
