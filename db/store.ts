@@ -1,5 +1,6 @@
 import type { A2aTaskRepository } from './contracts/a2a-tasks.js'
 import type { AuditLog } from './contracts/audit-log.js'
+import type { LaunchFactsRepository } from './contracts/launch-facts.js'
 import type { PaymentClaims } from './contracts/payment-claims.js'
 import type { RegistryRepository } from './contracts/registry-repository.js'
 import type { ReputationQueries } from './contracts/reputation-queries.js'
@@ -20,6 +21,8 @@ export interface Store {
   readonly reputation: ReputationQueries
   /** A2A tasks, stored once paid (lib/doors/a2a/). */
   readonly a2aTasks: A2aTaskRepository
+  /** Launch facts of analysed mints (lib/token-analysis/launch/). */
+  readonly launchFacts: LaunchFactsRepository
   /** True when the database answers a trivial query now. */
   isHealthy (): Promise<boolean>
   /**

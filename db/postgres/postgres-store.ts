@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type { Store } from '../store.js'
 import { createPostgresA2aTasks } from './a2a-tasks.js'
 import { createPostgresAuditLog } from './audit-log.js'
+import { createPostgresLaunchFacts } from './launch-facts.js'
 import type { UnavailableError } from '../contracts/store-unavailable.js'
 import { createPool, databaseCall } from './connection.js'
 import { applyPostgresMigrations } from './migrate.js'
@@ -59,6 +60,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     registry: createPostgresRegistryRepository(pool, callDatabase),
     reputation: createPostgresReputationQueries(pool, callDatabase),
     a2aTasks: createPostgresA2aTasks(pool, callDatabase),
+    launchFacts: createPostgresLaunchFacts(pool, callDatabase),
     // Bounded as a whole (waiting for a connection included): a health check must answer promptly.
     async isHealthy () {
       let timer: NodeJS.Timeout | undefined

@@ -1,6 +1,7 @@
 import { createA2aTasks } from './a2a-tasks.js'
 import { startBackgroundCheckpoint } from './background-checkpoint.js'
 import { createAuditLog } from './audit-log.js'
+import { createLaunchFacts } from './launch-facts.js'
 import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
 import { createRegistryRepository } from './registry-repository.js'
@@ -45,6 +46,7 @@ export function createSqliteStore (path: string, options: SqliteStoreOptions = {
     registry: createRegistryRepository(db),
     reputation: createReputationQueries(db),
     a2aTasks: createA2aTasks(db),
+    launchFacts: createLaunchFacts(db),
     async isHealthy () {
       try {
         return db.prepare('SELECT 1').pluck().get() === 1

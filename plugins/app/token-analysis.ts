@@ -34,6 +34,6 @@ export default fp(async (fastify) => {
     // The two rounds of data RPC reads the shutdown grace allows an analysis (ANALYSIS_RPC_ROUNDS):
     // a simulation still running past them is given up as unavailable.
     transferSimulation: { budgetMs: ANALYSIS_RPC_ROUNDS * fastify.config.dataRpcTimeoutMs },
-    parts: [...createLaunchParts({ rpc: data.rpc })]
+    parts: [...createLaunchParts({ rpc: data.rpc, store: fastify.store.launchFacts, network: data.network })]
   }))
-}, { name: 'token-analysis', fastify: '5.x', dependencies: ['config', 'solana'] })
+}, { name: 'token-analysis', fastify: '5.x', dependencies: ['config', 'solana', 'store'] })

@@ -1,5 +1,8 @@
+import type { Address } from '@solana/kit'
+import type { LaunchFactsRepository } from '../../../db/contracts/launch-facts.js'
 import type { AnalysisPart } from '../analysis-part.js'
-import { createLaunchPart, type LaunchRpc } from './launch-part.js'
+import { decodeLaunchFacts, encodeLaunchFacts } from './launch-facts-codec.js'
+import { createLaunchPart, readLaunchFacts, type LaunchFacts, type LaunchRpc } from './launch-part.js'
 import { createHistoryMemo } from './mint-history.js'
 
 /** Pages of 1,000 signatures the launch walks back at most: 5,000 transactions, 5 requests. */
@@ -8,10 +11,30 @@ export const LAUNCH_HISTORY_PAGES = 5
 export interface LaunchPartsOptions {
   rpc: LaunchRpc
   maxPages?: number
+  /** Where launch facts are kept per mint (the store); absent: read on every analysis. */
+  store?: LaunchFactsRepository
+  /** The data network, the facts' key beside the mint. */
+  network: string
+}
+
+/**
+ * The launch's facts from the store, else from the chain, then kept: a launch never changes once
+ * read. A store that fails to answer only costs the chain reads.
+ */
+function keptFacts (read: (mint: Address, signal: AbortSignal) => Promise<LaunchFacts>, store: LaunchFactsRepository, network: string) {
+  return async (mint: Address, signal: AbortSignal): Promise<LaunchFacts> => {
+    const kept = await store.load(network, mint).catch(() => undefined)
+    if (kept !== undefined) return decodeLaunchFacts(kept)
+    const facts = await read(mint, signal)
+    await store.save(network, mint, encodeLaunchFacts(facts)).catch(() => {})
+    return facts
+  }
 }
 
 /** The launch part (and, as they land, the clusters and creator parts), sharing one read of the mint's history. */
-export function createLaunchParts ({ rpc, maxPages = LAUNCH_HISTORY_PAGES }: LaunchPartsOptions): AnalysisPart[] {
+export function createLaunchParts ({ rpc, maxPages = LAUNCH_HISTORY_PAGES, store, network }: LaunchPartsOptions): AnalysisPart[] {
   const history = createHistoryMemo(rpc, maxPages)
-  return [createLaunchPart({ rpc, history, maxPages })]
+  const options = { rpc, history, maxPages }
+  const fromChain = (mint: Address, signal: AbortSignal) => readLaunchFacts(options, mint, signal)
+  return [createLaunchPart({ ...options, facts: store === undefined ? fromChain : keptFacts(fromChain, store, network) })]
 }

@@ -12,6 +12,7 @@ import {
 import { startLocalnet } from '@token-merchant/localnet'
 import { createTokenAnalyzer } from '../../../lib/token-analysis/analyze-token.js'
 import { createLaunchParts } from '../../../lib/token-analysis/launch/launch-parts.js'
+import { createSqliteStore } from '../../../db/sqlite/sqlite-store.js'
 
 const DECIMALS = 6
 const SUPPLY = 1_000_000_000n
@@ -75,7 +76,7 @@ await send(mint, creator, lateHolder.address, 10_000_000n)
 await send(mint, buyers[0], lateHolder.address, 25_000_000n)
 
 t.test('the launch as sent: creation, creator, early buyers with what they hold now, the bundle', async t => {
-  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc }) })
+  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet' }) })
   const analysis = await analyzer.analyze(mint)
   const sent = await net.rpc.getTransaction(creationSignature as Signature, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send()
   const account = (owner: Address) => ata(mint, owner)
@@ -108,14 +109,14 @@ t.test('the launch as sent: creation, creator, early buyers with what they hold 
 })
 
 t.test('a history longer than the pages read: the launch is unavailable and says which bound', async t => {
-  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, maxPages: 0 }) })
+  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet', maxPages: 0 }) })
   const analysis = await analyzer.analyze(mint)
   t.same(analysis.launch, { available: false, reason: 'The launch is unavailable: the mint has more than 0 signatures, older than the history the analysis reads.' })
   t.match(analysis.checks.find(entry => entry.check === 'launch'), { status: 'unavailable' })
 })
 
 t.test('out of time: the launch is unavailable with its reason and the analysis still answers', async t => {
-  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc }), partsBudgetMs: 50 })
+  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet' }), partsBudgetMs: 50 })
   net.setLatency(200)
   t.teardown(() => net.setLatency(0))
   const analysis = await analyzer.analyze(mint)
@@ -123,4 +124,27 @@ t.test('out of time: the launch is unavailable with its reason and the analysis 
   t.match(analysis.launch?.reason, /ran out of time/)
   t.equal(analysis.mint, mint)
   t.notOk(analysis.risks.some(risk => risk.code === 'EARLY_BUYERS_HOLD'))
+})
+
+t.test('kept in the store: a repeated analysis reads no launch history, only the balances now', async t => {
+  const store = createSqliteStore(':memory:')
+  t.teardown(() => store.close())
+  const analyzer = () => createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet', store: store.launchFacts }) })
+  net.resetStats()
+  const first = await analyzer().analyze(mint)
+  const firstStats = net.stats()
+  t.equal(firstStats.getSignaturesForAddress, 1, 'one page of signatures')
+  t.equal(firstStats.getTransaction, 5, 'the creation and the four buys of the window')
+  // A buyer sells after the first analysis: the kept launch is the same, its holdings are now.
+  await send(mint, buyers[1], lateHolder.address, 50_000_000n)
+  net.resetStats()
+  const second = await analyzer().analyze(mint)
+  const secondStats = net.stats()
+  t.equal(secondStats.getSignaturesForAddress ?? 0, 0, 'no history read again')
+  t.equal(secondStats.getTransaction ?? 0, 0, 'no transaction read again')
+  const { early_buyers: before, ...launchBefore } = first.launch!
+  const { early_buyers: after, ...launchAfter } = second.launch!
+  t.same({ ...launchAfter, early_buyers_share_now: launchBefore.early_buyers_share_now }, launchBefore, 'the same creation and creator')
+  t.equal(launchAfter.early_buyers_share_now, 0.155)
+  t.same(after?.map(buyer => buyer.holds_now), before?.map((buyer, index) => index === 2 ? '0' : buyer.holds_now))
 })
