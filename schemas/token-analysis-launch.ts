@@ -31,5 +31,16 @@ export const Launch = Type.Object({
   bundled_in_creation: Type.Optional(Amount('tokens delivered to others than the creator inside the creation transaction itself'))
 }, { additionalProperties: false, description: 'Who created the token, when, and who received it first, with the signatures to check on chain.' })
 
+export const HolderCluster = Type.Object({
+  funder: Address('wallet that sent the first SOL each member received'),
+  members: Type.Array(Address('owner of one of the largest accounts'), { minItems: 2, description: 'owners funded by it (wallets only)' }),
+  share: Share('combined balance of the members\' accounts among the largest'),
+  evidence: Type.Array(Signature('the funding transaction of each member, in the order of members'), { description: 'funding signatures' }),
+  funded_by_creator: Type.Boolean({ description: 'the funder is the creator of the mint (`launch.creator`)' })
+}, { additionalProperties: false })
+
+export const HolderClusters = Type.Array(HolderCluster, { maxItems: 10, description: 'owners of the ten largest accounts grouped by who first funded them with SOL, largest share first; single wallets are not listed' })
+
+export type HolderClusterBody = Static<typeof HolderCluster>
 export type LaunchBody = Static<typeof Launch>
 export type EarlyBuyerBody = Static<typeof EarlyBuyer>

@@ -3,7 +3,7 @@ import { BaseUnits, SolanaAddress } from './common.js'
 import { ref } from './ref.js'
 import { NETWORK_NAMES } from './networks.js'
 import { TOKEN_ANALYSIS_EXAMPLE } from './token-analysis-example.js'
-import { Launch } from './token-analysis-launch.js'
+import { HolderClusters, Launch } from './token-analysis-launch.js'
 
 const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
 // BaseUnits without its `examples`, which OpenAPI 3.0 refuses inside the anyOf of TokenExtension.
@@ -40,7 +40,8 @@ export const HolderDistribution = Type.Object({
     minimum: 0,
     description: 'number of token accounts with a balance when fewer than 20 exist (the RPC lists at most 20); null when 20 or more do, or when unavailable'
   })),
-  accounts: Type.Array(ref(Holder), { maxItems: 20, description: 'the largest token accounts with a balance, largest first (empty when unavailable)' })
+  accounts: Type.Array(ref(Holder), { maxItems: 20, description: 'the largest token accounts with a balance, largest first (empty when unavailable)' }),
+  clusters: Type.Optional(HolderClusters)
 }, {
   $id: 'HolderDistribution',
   additionalProperties: false,

@@ -50,7 +50,9 @@ const CHECK_OF: Record<RiskCode, string | readonly string[]> = {
   TRANSFER_SIMULATION_FAILED: 'transfer_simulation',
   // The launch, holder clusters and creator parts (launch/).
   EARLY_BUYERS_HOLD: 'launch',
-  LAUNCH_BUNDLED: 'launch'
+  LAUNCH_BUNDLED: 'launch',
+  HOLDER_CLUSTER: 'holder_clusters',
+  HOLDER_CLUSTER_CREATOR: 'holder_clusters'
 }
 
 export interface CheckFacts {

@@ -4,6 +4,7 @@ import type { AnalysisPart } from '../analysis-part.js'
 import { decodeLaunchFacts, encodeLaunchFacts } from './launch-facts-codec.js'
 import { createLaunchPart, readLaunchFacts, type LaunchFacts, type LaunchRpc } from './launch-part.js'
 import { createHistoryMemo } from './mint-history.js'
+import { createHolderClustersPart } from './holder-clusters.js'
 
 /** Pages of 1,000 signatures the launch walks back at most: 5,000 transactions, 5 requests. */
 export const LAUNCH_HISTORY_PAGES = 5
@@ -31,10 +32,27 @@ function keptFacts (read: (mint: Address, signal: AbortSignal) => Promise<Launch
   }
 }
 
-/** The launch part (and, as they land, the clusters and creator parts), sharing one read of the mint's history. */
+/** One read per mint while it runs, for the parts of one analysis that share it (launch and clusters). */
+function inFlight<T> (read: (mint: Address, signal: AbortSignal) => Promise<T>) {
+  const reads = new Map<Address, Promise<T>>()
+  return (mint: Address, signal: AbortSignal): Promise<T> => {
+    let pending = reads.get(mint)
+    if (pending === undefined) {
+      pending = read(mint, signal)
+      reads.set(mint, pending)
+      const forget = () => { if (reads.get(mint) === pending) reads.delete(mint) }
+      pending.then(forget, forget)
+    }
+    return pending
+  }
+}
+
+/** The launch and holder clusters parts (and, as it lands, the creator part), sharing one read of the mint's history. */
 export function createLaunchParts ({ rpc, maxPages = LAUNCH_HISTORY_PAGES, store, network }: LaunchPartsOptions): AnalysisPart[] {
   const history = createHistoryMemo(rpc, maxPages)
   const options = { rpc, history, maxPages }
   const fromChain = (mint: Address, signal: AbortSignal) => readLaunchFacts(options, mint, signal)
-  return [createLaunchPart({ ...options, facts: store === undefined ? fromChain : keptFacts(fromChain, store, network) })]
+  const facts = inFlight(store === undefined ? fromChain : keptFacts(fromChain, store, network))
+  const creator = async (mint: Address, signal: AbortSignal) => (await facts(mint, signal)).creator
+  return [createLaunchPart({ ...options, facts }), createHolderClustersPart({ rpc, creator })]
 }

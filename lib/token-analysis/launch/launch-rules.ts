@@ -5,10 +5,14 @@
  */
 export const LAUNCH_RULES = {
   EARLY_BUYERS_HOLD: { level: 'warning', weight: 15, message: '{count} wallets that received the token within 20 slots of its creation ({signature}) still hold {percent} of the supply.' },
+  HOLDER_CLUSTER_CREATOR: { level: 'danger', weight: 25, message: '{count} of the largest holders, all first funded by the creator {funder} (first: {signature}), hold {percent} of the supply: one person behind several wallets.' },
+  HOLDER_CLUSTER: { level: 'warning', weight: 15, message: '{count} of the largest holders, all first funded by {funder} (first: {signature}), hold {percent} of the supply.' },
   LAUNCH_BUNDLED: { level: 'warning', weight: 10, message: 'The creation transaction {signature} itself handed {percent} of the supply to {count} wallets other than the creator.' }
 } as const
 
 /** Shares, in basis points of the supply, from which the launch findings are reported. */
 export const LAUNCH_THRESHOLDS = {
-  earlyBuyersHoldBasisPoints: 1000
+  earlyBuyersHoldBasisPoints: 1000,
+  /** A funding cluster's share from which HOLDER_CLUSTER is reported. */
+  clusterBasisPoints: 1000
 } as const

@@ -61,7 +61,8 @@ const buyersFunder = await net.createWallet()
 const creator = await generateKeyPairSigner()
 await fund(creatorFunder, creator.address, 1_000_000_000n)
 const buyers = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()))
-for (const buyer of buyers) await fund(buyersFunder, buyer.address, 100_000_000n)
+const buyerFunding = new Map<Address, string>()
+for (const buyer of buyers) buyerFunding.set(buyer.address, await fund(buyersFunder, buyer.address, 100_000_000n))
 const bundledWallet = await generateKeyPairSigner()
 const lateHolder = await generateKeyPairSigner()
 
@@ -74,6 +75,13 @@ for (const buyer of buyers) buys.push({ signature: await send(mint, creator, buy
 net.advanceSlots(25)
 await send(mint, creator, lateHolder.address, 10_000_000n)
 await send(mint, buyers[0], lateHolder.address, 25_000_000n)
+// Two more, later, first funded by the creator itself: 6% each.
+const creatorFunded = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()])
+const creatorFunding = new Map<Address, string>()
+for (const wallet of creatorFunded) {
+  creatorFunding.set(wallet.address, await fund(creator, wallet.address, 10_000_000n))
+  await send(mint, creator, wallet.address, 60_000_000n)
+}
 
 t.test('the launch as sent: creation, creator, early buyers with what they hold now, the bundle', async t => {
   const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet' }) })
@@ -108,6 +116,22 @@ t.test('the launch as sent: creation, creator, early buyers with what they hold 
   t.match(analysis.checks.find(entry => entry.check === 'launch'), { status: 'flagged', source: 'chain', slot: creationSlot, risks: ['EARLY_BUYERS_HOLD', 'LAUNCH_BUNDLED'] })
 })
 
+t.test('holder clusters: the largest holders grouped by who first funded them, the creator\'s marked', async t => {
+  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet' }) })
+  const analysis = await analyzer.analyze(mint)
+  const pairs = (members: string[], evidence: string[]) => members.map((member, index) => `${member} ${evidence[index]}`).sort()
+  const clusters = analysis.holders.clusters ?? []
+  t.equal(clusters.length, 2, 'the bundled and the late wallet got no SOL: no funder, no cluster; singletons are not listed')
+  t.match(clusters[0], { funder: buyersFunder.address, share: 0.175, funded_by_creator: false })
+  t.same(pairs(clusters[0].members, clusters[0].evidence), [...buyerFunding].map(([wallet, signature]) => `${wallet} ${signature}`).sort())
+  t.match(clusters[1], { funder: creator.address, share: 0.12, funded_by_creator: true })
+  t.same(pairs(clusters[1].members, clusters[1].evidence), [...creatorFunding].map(([wallet, signature]) => `${wallet} ${signature}`).sort())
+  const risk = (code: string) => analysis.risks.find(found => found.code === code)
+  t.match(risk('HOLDER_CLUSTER'), { level: 'warning', weight: 15, message: new RegExp(`^4 of the largest holders, all first funded by ${buyersFunder.address} \\(first: \\w+\\), hold 17\\.50% of the supply\\.$`) })
+  t.match(risk('HOLDER_CLUSTER_CREATOR'), { level: 'danger', weight: 25, message: new RegExp(`^2 of the largest holders, all first funded by the creator ${creator.address} \\(first: \\w+\\), hold 12\\.00% of the supply`) })
+  t.match(analysis.checks.find(entry => entry.check === 'holder_clusters'), { status: 'flagged', risks: ['HOLDER_CLUSTER_CREATOR', 'HOLDER_CLUSTER'] })
+})
+
 t.test('a history longer than the pages read: the launch is unavailable and says which bound', async t => {
   const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet', maxPages: 0 }) })
   const analysis = await analyzer.analyze(mint)
@@ -129,7 +153,9 @@ t.test('out of time: the launch is unavailable with its reason and the analysis 
 t.test('kept in the store: a repeated analysis reads no launch history, only the balances now', async t => {
   const store = createSqliteStore(':memory:')
   t.teardown(() => store.close())
-  const analyzer = () => createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet', store: store.launchFacts }) })
+  // The launch part alone: the clusters part reads the holders' own histories on every analysis.
+  const parts = createLaunchParts({ rpc: net.rpc, network: 'localnet', store: store.launchFacts }).filter(part => part.name === 'launch')
+  const analyzer = () => createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts })
   net.resetStats()
   const first = await analyzer().analyze(mint)
   const firstStats = net.stats()
