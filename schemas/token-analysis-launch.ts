@@ -41,6 +41,20 @@ export const HolderCluster = Type.Object({
 
 export const HolderClusters = Type.Array(HolderCluster, { maxItems: 10, description: 'owners of the ten largest accounts grouped by who first funded them with SOL, largest share first; single wallets are not listed' })
 
+export const Creator = Type.Object({
+  available: Type.Boolean({ description: 'false when the creator is unknown (the launch is unavailable) or its history could not be read' }),
+  reason: Reason,
+  address: Type.Optional(Address('the creator (`launch.creator`)')),
+  mints_created: Type.Optional(Type.Integer({ minimum: 0, description: 'other mints whose creation the creator paid for, among the transactions read' })),
+  scanned_signatures: Type.Optional(Type.Integer({ minimum: 0, description: 'how many of the creator\'s newest transactions were read' })),
+  complete: Type.Optional(Type.Boolean({ description: 'those are all the creator\'s transactions: mints_created is exact' })),
+  others: Type.Optional(Type.Array(Type.Object({
+    mint: Address('another mint the creator created'),
+    signature: Signature('its creation')
+  }, { additionalProperties: false }), { maxItems: 20, description: 'up to 20 of those mints, newest first' }))
+}, { additionalProperties: false, description: 'What else the creator launched, with the creation signatures.' })
+
+export type CreatorBody = Static<typeof Creator>
 export type HolderClusterBody = Static<typeof HolderCluster>
 export type LaunchBody = Static<typeof Launch>
 export type EarlyBuyerBody = Static<typeof EarlyBuyer>

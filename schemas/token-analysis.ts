@@ -3,7 +3,7 @@ import { BaseUnits, SolanaAddress } from './common.js'
 import { ref } from './ref.js'
 import { NETWORK_NAMES } from './networks.js'
 import { TOKEN_ANALYSIS_EXAMPLE } from './token-analysis-example.js'
-import { HolderClusters, Launch } from './token-analysis-launch.js'
+import { Creator, HolderClusters, Launch } from './token-analysis-launch.js'
 
 const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
 // BaseUnits without its `examples`, which OpenAPI 3.0 refuses inside the anyOf of TokenExtension.
@@ -304,6 +304,7 @@ export const TokenAnalysis = Type.Object({
   sell_check: ref(SellCheck),
   transfer_simulation: ref(TransferSimulation),
   launch: Type.Optional(Launch),
+  creator: Type.Optional(Creator),
   checks: Type.Array(ref(CheckEntry), { description: 'every check run, in a fixed order, with its outcome and source: what was checked and what could not be' }),
   risks: Type.Array(ref(Risk), { description: 'every finding, heaviest first' }),
   slot: Type.Integer({ description: 'slot at which the mint (and its metadata) was read; the same mint at the same slot gets the same answer' })

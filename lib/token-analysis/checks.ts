@@ -52,7 +52,8 @@ const CHECK_OF: Record<RiskCode, string | readonly string[]> = {
   EARLY_BUYERS_HOLD: 'launch',
   LAUNCH_BUNDLED: 'launch',
   HOLDER_CLUSTER: 'holder_clusters',
-  HOLDER_CLUSTER_CREATOR: 'holder_clusters'
+  HOLDER_CLUSTER_CREATOR: 'holder_clusters',
+  SERIAL_CREATOR: 'creator'
 }
 
 export interface CheckFacts {

@@ -41,7 +41,8 @@ export interface LaunchPartOptions {
   maxPages: number
 }
 
-class LaunchUnavailable extends Error {}
+/** The launch cannot be read (history too long or pruned): a reason, not a failure. */
+export class LaunchUnavailable extends Error {}
 
 async function readTransaction (rpc: LaunchRpc, signature: Signature, signal: AbortSignal): Promise<RawTransaction | null> {
   const raw = await rpc.getTransaction(signature, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send({ abortSignal: signal })

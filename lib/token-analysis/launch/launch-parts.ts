@@ -5,6 +5,7 @@ import { decodeLaunchFacts, encodeLaunchFacts } from './launch-facts-codec.js'
 import { createLaunchPart, readLaunchFacts, type LaunchFacts, type LaunchRpc } from './launch-part.js'
 import { createHistoryMemo } from './mint-history.js'
 import { createHolderClustersPart } from './holder-clusters.js'
+import { createCreatorPart } from './creator-part.js'
 
 /** Pages of 1,000 signatures the launch walks back at most: 5,000 transactions, 5 requests. */
 export const LAUNCH_HISTORY_PAGES = 5
@@ -47,12 +48,12 @@ function inFlight<T> (read: (mint: Address, signal: AbortSignal) => Promise<T>) 
   }
 }
 
-/** The launch and holder clusters parts (and, as it lands, the creator part), sharing one read of the mint's history. */
+/** The launch, holder clusters and creator parts, sharing one read of the mint's history. */
 export function createLaunchParts ({ rpc, maxPages = LAUNCH_HISTORY_PAGES, store, network }: LaunchPartsOptions): AnalysisPart[] {
   const history = createHistoryMemo(rpc, maxPages)
   const options = { rpc, history, maxPages }
   const fromChain = (mint: Address, signal: AbortSignal) => readLaunchFacts(options, mint, signal)
   const facts = inFlight(store === undefined ? fromChain : keptFacts(fromChain, store, network))
   const creator = async (mint: Address, signal: AbortSignal) => (await facts(mint, signal)).creator
-  return [createLaunchPart({ ...options, facts }), createHolderClustersPart({ rpc, creator })]
+  return [createLaunchPart({ ...options, facts }), createHolderClustersPart({ rpc, creator }), createCreatorPart({ rpc, launch: facts })]
 }

@@ -7,6 +7,7 @@ export const LAUNCH_RULES = {
   EARLY_BUYERS_HOLD: { level: 'warning', weight: 15, message: '{count} wallets that received the token within 20 slots of its creation ({signature}) still hold {percent} of the supply.' },
   HOLDER_CLUSTER_CREATOR: { level: 'danger', weight: 25, message: '{count} of the largest holders, all first funded by the creator {funder} (first: {signature}), hold {percent} of the supply: one person behind several wallets.' },
   HOLDER_CLUSTER: { level: 'warning', weight: 15, message: '{count} of the largest holders, all first funded by {funder} (first: {signature}), hold {percent} of the supply.' },
+  SERIAL_CREATOR: { level: 'warning', weight: 10, message: 'The creator {creator} paid for the creation of {count} other mints in its {scanned} newest transactions (the newest: {signature}).' },
   LAUNCH_BUNDLED: { level: 'warning', weight: 10, message: 'The creation transaction {signature} itself handed {percent} of the supply to {count} wallets other than the creator.' }
 } as const
 
@@ -14,5 +15,7 @@ export const LAUNCH_RULES = {
 export const LAUNCH_THRESHOLDS = {
   earlyBuyersHoldBasisPoints: 1000,
   /** A funding cluster's share from which HOLDER_CLUSTER is reported. */
-  clusterBasisPoints: 1000
+  clusterBasisPoints: 1000,
+  /** Other mints created by the creator from which SERIAL_CREATOR is reported. */
+  serialCreatorMints: 3
 } as const

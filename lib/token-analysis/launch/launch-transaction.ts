@@ -60,18 +60,31 @@ function accountKeys (raw: RawTransaction): string[] {
   return loaded == null ? keys : [...keys, ...loaded.writable, ...loaded.readonly]
 }
 
-/** The mint authority an InitializeMint(2) of `mint` sets, from either encoding; undefined for any other instruction. */
-function initialisedAuthority (instruction: RawInstruction, keys: string[], mint: Address): Address | undefined {
+/** The mint an InitializeMint(2) initialises and the mint authority it sets, from either encoding; undefined for any other instruction. */
+function initialisation (instruction: RawInstruction, keys: string[]): { mint: Address, mintAuthority: Address } | undefined {
   if ('programIdIndex' in instruction) {
-    if (!TOKEN_PROGRAMS.has(keys[instruction.programIdIndex]) || keys[instruction.accounts[0]] !== mint) return undefined
+    if (!TOKEN_PROGRAMS.has(keys[instruction.programIdIndex])) return undefined
     const data = base58.encode(instruction.data)
     if ((data[0] !== INITIALIZE_MINT && data[0] !== INITIALIZE_MINT_2) || data.length < 34) return undefined
-    return base58Text.decode(data.subarray(2, 34)) as Address
+    return { mint: keys[instruction.accounts[0]] as Address, mintAuthority: base58Text.decode(data.subarray(2, 34)) as Address }
   }
   const { parsed } = instruction
   if (!TOKEN_PROGRAMS.has(instruction.programId) || parsed === undefined || typeof parsed !== 'object') return undefined
-  if ((parsed.type !== 'initializeMint' && parsed.type !== 'initializeMint2') || parsed.info.mint !== mint) return undefined
-  return typeof parsed.info.mintAuthority === 'string' ? parsed.info.mintAuthority as Address : undefined
+  if (parsed.type !== 'initializeMint' && parsed.type !== 'initializeMint2') return undefined
+  const { mint, mintAuthority } = parsed.info
+  return typeof mint === 'string' && typeof mintAuthority === 'string' ? { mint: mint as Address, mintAuthority: mintAuthority as Address } : undefined
+}
+
+function allInstructions (raw: RawTransaction): RawInstruction[] {
+  return [...raw.transaction.message.instructions, ...(raw.meta?.innerInstructions ?? []).flatMap(group => group.instructions)]
+}
+
+/** The mints a successful transaction initialises, with its fee payer (the creator's history). */
+export function initialisedMints (raw: RawTransaction): { feePayer: Address, mints: Address[] } {
+  const keys = accountKeys(raw)
+  const failed = raw.meta === null || raw.meta.err !== null
+  const mints = failed ? [] : allInstructions(raw).map(instruction => initialisation(instruction, keys)?.mint).filter((mint): mint is Address => mint !== undefined)
+  return { feePayer: keys[0] as Address, mints: [...new Set(mints)] }
 }
 
 /** Token balance increases of the mint's accounts: MintTo, TransferChecked and program buys alike. */
@@ -89,8 +102,7 @@ function receipts (raw: RawTransaction, keys: string[], mint: Address): Receipt[
 /** What one transaction did to `mint`: who paid, whether it created the mint, who received tokens. */
 export function decodeLaunchTransaction (raw: RawTransaction, mint: Address): LaunchTransaction {
   const keys = accountKeys(raw)
-  const instructions = [...raw.transaction.message.instructions, ...(raw.meta?.innerInstructions ?? []).flatMap(group => group.instructions)]
-  const mintAuthority = instructions.map(instruction => initialisedAuthority(instruction, keys, mint)).find(found => found !== undefined)
+  const mintAuthority = allInstructions(raw).map(instruction => initialisation(instruction, keys)).find(found => found?.mint === mint)?.mintAuthority
   return {
     signature: raw.transaction.signatures[0],
     slot: BigInt(raw.slot),

@@ -66,6 +66,18 @@ for (const buyer of buyers) buyerFunding.set(buyer.address, await fund(buyersFun
 const bundledWallet = await generateKeyPairSigner()
 const lateHolder = await generateKeyPairSigner()
 
+// The creator launched three mints before this one.
+const earlier: Array<{ mint: Address, signature: string }> = []
+for (let index = 0; index < 3; index++) {
+  const other = await generateKeyPairSigner()
+  const rent = await net.rpc.getMinimumBalanceForRentExemption(MINT_SIZE).send()
+  const signature = await net.sendInstructions([
+    getCreateAccountInstruction({ payer: creator, newAccount: other, lamports: rent, space: MINT_SIZE, programAddress: TOKEN_PROGRAM_ADDRESS }),
+    getInitializeMint2Instruction({ mint: other.address, decimals: DECIMALS, mintAuthority: creator.address })
+  ], [creator, other])
+  earlier.push({ mint: other.address, signature })
+}
+
 // The launch: 3% bundled in the creation, then 5% to each of the four buyers (20%) in the window.
 const { mint, signature: creationSignature } = await launch(creator, bundledWallet.address, 30_000_000n)
 const creationSlot = net.slot()
@@ -132,11 +144,21 @@ t.test('holder clusters: the largest holders grouped by who first funded them, t
   t.match(analysis.checks.find(entry => entry.check === 'holder_clusters'), { status: 'flagged', risks: ['HOLDER_CLUSTER_CREATOR', 'HOLDER_CLUSTER'] })
 })
 
+t.test('the creator: its earlier mints with their creation signatures, from its own history', async t => {
+  const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet' }) })
+  const analysis = await analyzer.analyze(mint)
+  // What the creator signed: its funding, 3 earlier mints, the launch, 4 buys, 1 late sale, 2 fundings and 2 sends.
+  t.same(analysis.creator, { available: true, address: creator.address, mints_created: 3, scanned_signatures: 14, complete: true, others: [...earlier].reverse() })
+  t.match(analysis.risks.find(risk => risk.code === 'SERIAL_CREATOR'), { level: 'warning', weight: 10, message: `The creator ${creator.address} paid for the creation of 3 other mints in its 14 newest transactions (the newest: ${earlier[2].signature}).` })
+  t.match(analysis.checks.find(entry => entry.check === 'creator'), { status: 'flagged', risks: ['SERIAL_CREATOR'] })
+})
+
 t.test('a history longer than the pages read: the launch is unavailable and says which bound', async t => {
   const analyzer = createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet', maxPages: 0 }) })
   const analysis = await analyzer.analyze(mint)
   t.same(analysis.launch, { available: false, reason: 'The launch is unavailable: the mint has more than 0 signatures, older than the history the analysis reads.' })
   t.match(analysis.checks.find(entry => entry.check === 'launch'), { status: 'unavailable' })
+  t.same(analysis.creator, { available: false, reason: `The creator is unknown: ${analysis.launch?.reason}` })
 })
 
 t.test('out of time: the launch is unavailable with its reason and the analysis still answers', async t => {
