@@ -9,4 +9,8 @@ export interface LaunchFactsRepository {
   load (network: string, mint: string): Promise<string | undefined>
   /** Keeps the facts unless already kept, one atomic statement. */
   save (network: string, mint: string, facts: string, now?: number): Promise<void>
+  /** The wallets among `wallets` whose first funder is kept, with it and its funding signature. */
+  loadFunders (network: string, wallets: string[]): Promise<Map<string, { funder: string, signature: string }>>
+  /** Keeps a wallet's first funder (the sender of its first SOL: that never changes either). */
+  saveFunder (network: string, wallet: string, funder: string, signature: string): Promise<void>
 }

@@ -16,5 +16,11 @@ for (const engine of ENGINES) {
     await b.launchFacts.save('mainnet-beta', MINT, '{"slot":"8"}')
     t.equal(await a.launchFacts.load('mainnet-beta', MINT), '{"slot":"7"}', 'the first write wins')
     t.equal(await a.launchFacts.load('devnet', MINT), undefined, 'kept per cluster')
+    t.same(await a.launchFacts.loadFunders('mainnet-beta', ['w1', 'w2']), new Map())
+    await a.launchFacts.saveFunder('mainnet-beta', 'w1', 'f1', 's1')
+    await b.launchFacts.saveFunder('mainnet-beta', 'w1', 'f2', 's2')
+    await b.launchFacts.saveFunder('mainnet-beta', 'w3', 'f1', 's3')
+    t.same(await b.launchFacts.loadFunders('mainnet-beta', ['w1', 'w2', 'w3']), new Map([['w1', { funder: 'f1', signature: 's1' }], ['w3', { funder: 'f1', signature: 's3' }]]), 'the first funder kept, per wallet')
+    t.same(await b.launchFacts.loadFunders('devnet', ['w1']), new Map())
   })
 }

@@ -6,3 +6,10 @@ CREATE TABLE launch_facts (
   created_at bigint NOT NULL,
   PRIMARY KEY (network, mint)
 );
+CREATE TABLE wallet_funders (
+  network   text NOT NULL,
+  wallet    text NOT NULL,
+  funder    text NOT NULL,
+  signature text NOT NULL,
+  PRIMARY KEY (network, wallet)
+);

@@ -7,3 +7,12 @@ CREATE TABLE launch_facts (
   created_at INTEGER NOT NULL,    -- unix ms of the first write
   PRIMARY KEY (network, mint)
 );
+
+-- Who first sent SOL to a wallet among the largest holders, and in which transaction (holder clusters).
+CREATE TABLE wallet_funders (
+  network   TEXT NOT NULL,
+  wallet    TEXT NOT NULL,
+  funder    TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  PRIMARY KEY (network, wallet)
+);

@@ -4,6 +4,7 @@ import type { HolderClusterBody } from '../../../schemas/token-analysis-launch.j
 import type { AnalysisPart, PartInput, PartOutcome } from '../analysis-part.js'
 import { isAtLeast, percentOf, shareOf } from '../holders.js'
 import type { Finding } from '../risk-weights.js'
+import type { LaunchFactsRepository } from '../../../db/contracts/launch-facts.js'
 import type { LaunchRpc } from './launch-part.js'
 import { LAUNCH_THRESHOLDS } from './launch-rules.js'
 import { mapLimited, SIGNATURES_PAGE } from './mint-history.js'
@@ -56,6 +57,23 @@ export interface ClusterPartOptions {
   rpc: LaunchRpc
   /** The creator of the mint, when the launch part found it (funded_by_creator). */
   creator: (mint: Address, signal: AbortSignal) => Promise<Address | undefined>
+  /** Where found funders are kept (a wallet's first funding never changes); absent: read each time. */
+  store?: LaunchFactsRepository
+  network: string
+}
+
+type Funding = { funder: Address, signature: string } | undefined
+
+/** Each wallet's funder: the kept ones from the store, the others read and then kept. */
+async function readFunders ({ rpc, store, network }: ClusterPartOptions, wallets: Address[], signal: AbortSignal): Promise<Funding[]> {
+  const kept = store === undefined ? new Map<string, { funder: string, signature: string }>() : await store.loadFunders(network, wallets).catch(() => new Map<string, { funder: string, signature: string }>())
+  return await mapLimited(wallets, CONCURRENCY, async wallet => {
+    const known = kept.get(wallet)
+    if (known !== undefined) return { funder: known.funder as Address, signature: known.signature }
+    const found = await readFunder(rpc, wallet, signal)
+    if (found !== undefined) await store?.saveFunder(network, wallet, found.funder, found.signature).catch(() => {})
+    return found
+  })
 }
 
 function unavailableClusters (reason: string): PartOutcome {
@@ -63,7 +81,8 @@ function unavailableClusters (reason: string): PartOutcome {
 }
 
 /** `holders.clusters`: owners of the largest accounts grouped by the wallet that first funded them. */
-export function createHolderClustersPart ({ rpc, creator }: ClusterPartOptions): AnalysisPart {
+export function createHolderClustersPart (options: ClusterPartOptions): AnalysisPart {
+  const { rpc, creator } = options
   return {
     name: 'holder_clusters',
     async read (input: PartInput): Promise<PartOutcome> {
@@ -75,7 +94,7 @@ export function createHolderClustersPart ({ rpc, creator }: ClusterPartOptions):
       // Wallets only: pools, curves and vaults have program-derived owners; the authorities are the token's own.
       const wallets = [...new Set(owners.filter((owner): owner is Address => owner !== null && !isOffCurveAddress(owner) && !authorities.has(owner)))]
       const [funders, creatorAddress] = await Promise.all([
-        mapLimited(wallets, CONCURRENCY, wallet => readFunder(rpc, wallet, input.signal)),
+        readFunders(options, wallets, input.signal),
         creator(input.mint, input.signal).catch(() => undefined)
       ])
       const byFunder = new Map<Address, Array<{ wallet: Address, signature: string }>>()

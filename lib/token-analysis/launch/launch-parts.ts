@@ -55,5 +55,5 @@ export function createLaunchParts ({ rpc, maxPages = LAUNCH_HISTORY_PAGES, store
   const fromChain = (mint: Address, signal: AbortSignal) => readLaunchFacts(options, mint, signal)
   const facts = inFlight(store === undefined ? fromChain : keptFacts(fromChain, store, network))
   const creator = async (mint: Address, signal: AbortSignal) => (await facts(mint, signal)).creator
-  return [createLaunchPart({ ...options, facts }), createHolderClustersPart({ rpc, creator }), createCreatorPart({ rpc, launch: facts })]
+  return [createLaunchPart({ ...options, facts }), createHolderClustersPart({ rpc, creator, store, network }), createCreatorPart({ rpc, launch: facts })]
 }

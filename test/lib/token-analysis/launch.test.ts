@@ -196,3 +196,18 @@ t.test('kept in the store: a repeated analysis reads no launch history, only the
   t.equal(launchAfter.early_buyers_share_now, 0.155)
   t.same(after?.map(buyer => buyer.holds_now), before?.map((buyer, index) => index === 2 ? '0' : buyer.holds_now))
 })
+
+t.test('kept in the store, all parts: a repeated analysis reads neither the launch nor the funders found before', async t => {
+  const store = createSqliteStore(':memory:')
+  t.teardown(() => store.close())
+  const analyzer = () => createTokenAnalyzer({ rpc: net.rpc, network: 'localnet', cacheTtlMs: 0, parts: createLaunchParts({ rpc: net.rpc, network: 'localnet', store: store.launchFacts }) })
+  const first = await analyzer().analyze(mint)
+  net.resetStats()
+  const second = await analyzer().analyze(mint)
+  const stats = net.stats()
+  t.same(second.holders.clusters, first.holders.clusters, 'the same clusters from the kept funders')
+  t.same(second.creator, first.creator)
+  // Read again: the creator's page of signatures, and the two holders that never received SOL (bundled, late): no funder to keep.
+  t.equal(stats.getSignaturesForAddress, 3)
+  t.equal(stats.getTransaction, 14 + 2, 'the creator\'s 14 transactions and those two holders\' first')
+})
