@@ -273,7 +273,7 @@ export const TransferSimulation = Type.Object({
 })
 
 export const CheckEntry = Type.Object({
-  check: Type.String({ description: 'what was checked: mint_authority, freeze_authority, authority_holders (who holds each power), extension:<type>, metadata, supply, holders, issuer, market, sell_quote', examples: ['holders'] }),
+  check: Type.String({ description: 'what was checked: mint_authority, freeze_authority, authority_holders (who holds each power), extension:<type>, metadata, supply, holders, issuer, market, sell_quote, transfer_simulation, launch, holder_clusters, creator', examples: ['holders'] }),
   status: Type.Union([Type.Literal('passed'), Type.Literal('flagged'), Type.Literal('unavailable'), Type.Literal('not_applicable')], {
     description: 'passed: read, nothing found; flagged: read, see `risks`; unavailable: could not be read (see reason); not_applicable: does not apply to this token or cluster'
   }),
