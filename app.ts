@@ -22,6 +22,7 @@ import responseHeaders from './plugins/app/response-headers.js'
 import reputation from './plugins/app/reputation.js'
 import solanaRpc from './plugins/app/solana.js'
 import store from './plugins/app/store.js'
+import type { Clock } from './db/clocked-store.js'
 import tokenAnalysis from './plugins/app/token-analysis.js'
 import rateLimit from './plugins/external/rate-limit.js'
 import sensible from './plugins/external/sensible.js'
@@ -109,9 +110,10 @@ export function createServer (config: Config, logStream?: DestinationStream): Fa
 /**
  * The root plugin: configuration, then third-party plugins, then our own services, then the
  * routes. The load order is the dependency direction. `catalogue`: the products sold (CATALOGUE
- * unless given), from which every door and document is derived.
+ * unless given), from which every door and document is derived. `clock`: the time the store's
+ * payment leases are read on (a test's, turned by hand; the engine's own unless given).
  */
-export default async function app (fastify: FastifyInstance, opts: { config: Config, catalogue?: Catalogue }) {
+export default async function app (fastify: FastifyInstance, opts: { config: Config, catalogue?: Catalogue, clock?: Clock }) {
   await fastify.register(configPlugin, { config: opts.config })
   for (const model of MODELS) fastify.addSchema(model)
   await fastify.register(cataloguePlugin, { catalogue: opts.catalogue ?? CATALOGUE })
@@ -127,7 +129,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
 
   // Before the store: it is built timed, reporting into the metrics.
   await fastify.register(metricsRegistry)
-  await fastify.register(store)
+  await fastify.register(store, { now: opts.clock })
   await fastify.register(shutdown)
   await fastify.register(stalledWrites)
   await fastify.register(solanaRpc)

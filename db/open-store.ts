@@ -5,6 +5,7 @@ import { openPostgresStore } from './postgres/postgres-store.js'
 import { createSqliteStore } from './sqlite/sqlite-store.js'
 import type { Store } from './store.js'
 import { timedStore, type StoreObserver } from './timed-store.js'
+import { clockedStore, type Clock } from './clocked-store.js'
 import type { UnavailableError } from './contracts/store-unavailable.js'
 
 export interface StoreSettings {
@@ -23,6 +24,8 @@ export interface OpenStoreOptions {
   observe?: StoreObserver
   /** The error an operation throws when the database cannot answer: the service's 503 STORE_UNAVAILABLE (StoreUnavailableError without it). */
   unavailable?: UnavailableError
+  /** The clock the payment claims' leases and kept answers are read on (clocked-store.ts); the engine's own without it. */
+  now?: Clock
 }
 
 export interface StoreLogger {
@@ -56,7 +59,8 @@ function reason (error: unknown): string {
  * With `observe`, the store comes back with its claims and audit record timed (timed-store.ts).
  */
 export async function openStore (settings: StoreSettings, log: StoreLogger, options: OpenStoreOptions = {}): Promise<Store> {
-  const store = await openEngine(settings, log, options)
+  const engine = await openEngine(settings, log, options)
+  const store = options.now === undefined ? engine : clockedStore(engine, options.now)
   return options.observe === undefined ? store : timedStore(store, options.observe)
 }
 

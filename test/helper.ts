@@ -36,11 +36,14 @@ export function testEnv (t: Test, env: Record<string, string> = {}): Record<stri
   return merged
 }
 
-/** The whole app on Fastify, ready for inject(), closed when the test ends; `catalogue`: products other than the merchant's own. */
-export async function build (t: Test, env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void, logStream?: DestinationStream, catalogue?: Catalogue): Promise<FastifyInstance> {
+/**
+ * The whole app on Fastify, ready for inject(), closed when the test ends; `catalogue`: products
+ * other than the merchant's own; `clock`: the time its store's payment leases are read on.
+ */
+export async function build (t: Test, env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void, logStream?: DestinationStream, catalogue?: Catalogue, clock?: () => number): Promise<FastifyInstance> {
   const config = loadConfig(testEnv(t, env))
   const server = createServer(config, logStream)
-  await server.register(fp(app), { config, catalogue })
+  await server.register(fp(app), { config, catalogue, clock })
   extend?.(server)
   await server.ready()
   t.teardown(() => server.close())

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { openStore } from '../../db/open-store.js'
 import type { Store } from '../../db/store.js'
+import type { Clock } from '../../db/clocked-store.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 import { storeUnavailable } from '../../lib/errors/store-unavailable.js'
 
@@ -20,7 +21,7 @@ const CHALLENGE_FLUSH_MS = 5000
  * DATABASE_URL is set, else the SQLite file at DATABASE_PATH. Chosen here, once; migrated on open
  * (start-up waits for an unreachable PostgreSQL), closed on shutdown.
  */
-export default fp(async (fastify) => {
+export default fp(async (fastify, opts: { now?: Clock }) => {
   const { AUDIT_RETENTION_DAYS } = fastify.config
   const log = fastify.log.child({ component: 'store' })
   // Timed as it is built (metrics on): the app holds only the timed claims and audit log, and
@@ -30,6 +31,7 @@ export default fp(async (fastify) => {
   const storeLog = { info: log.info.bind(log), warn: log.warn.bind(log), loggable: loggableError }
   const store = await openStore(fastify.config, storeLog, {
     unavailable: storeUnavailable,
+    ...(opts.now === undefined ? {} : { now: opts.now }),
     ...(metrics === null ? {} : { observe: (operation, durationMs) => metrics.storeOperation(operation, durationMs) })
   })
   fastify.decorate('store', store)

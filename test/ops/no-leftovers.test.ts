@@ -1,11 +1,14 @@
 // A test process that dies (tap's timeout, Ctrl-C, an uncaught error) takes the embedded
 // PostgreSQL server it started with it: the fixture stops it by its pid file and removes its
 // folder (test/fixtures/stop-on-exit.ts). Driven as real processes: a script starts the server,
-// then is killed or throws.
+// then is killed or throws. The script holds its ending until the test has seen the server
+// running (it closes the script's stdin): without that hold, an ending that stops the server
+// itself could stop it before the test looks.
 import { testFolder } from '../fixtures/test-folder.js'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
+import { createInterface } from 'node:readline'
 import { constants } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -17,7 +20,7 @@ import { isRunning, killOnExit } from '../fixtures/stop-on-exit.js'
 const LOADER = pathToFileURL(join(PROJECT_ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href
 const FIXTURE = pathToFileURL(join(PROJECT_ROOT, 'test', 'fixtures', 'embedded-postgres.ts')).href
 
-/** A process that starts an embedded server, prints its folder and PostgreSQL's pid, then runs `ending`. */
+/** A process that starts an embedded server, prints its folder and PostgreSQL's pid, then runs `ending` once the test has seen it running. */
 async function serverThenEnd (t: Test, ending: string) {
   const script = join(testFolder(t, {
     'end.mts': `import { readFileSync } from 'node:fs'
@@ -26,18 +29,20 @@ import { startEmbeddedPostgres } from ${JSON.stringify(FIXTURE)}
 const server = await startEmbeddedPostgres({ durable: false })
 const pid = Number(readFileSync(join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\\n')[0])
 console.log(JSON.stringify({ dir: server.dir, pid }))
+for await (const _ of process.stdin) {} // until the test closes it
 ${ending}
 `
   }), 'end.mts')
-  const child = spawn(process.execPath, ['--import', LOADER, script], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', LOADER, script], { stdio: ['pipe', 'pipe', 'pipe'] })
   killOnExit(child)
-  let stdout = ''
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   const exited = once(child, 'exit') as Promise<[number | null, string | null]>
-  for (let i = 0; i < 2400 && !stdout.includes('\n') && child.exitCode === null; i++) await sleep(50)
-  const started = JSON.parse(stdout.split('\n')[0]) as { dir: string, pid: number }
+  const line = once(createInterface({ input: child.stdout }), 'line') as Promise<[string]>
+  const first = await Promise.race([line, exited.then(([code, signal]) => {
+    throw new Error(`the script ended before starting PostgreSQL (code ${code}, signal ${signal})`)
+  })])
+  const started = JSON.parse(first[0]) as { dir: string, pid: number }
   t.ok(isRunning(started.pid), 'PostgreSQL runs')
-  return { child, exited, ...started }
+  return { child, exited, ...started, end: () => { child.stdin.end() } }
 }
 
 async function gone (pid: number): Promise<boolean> {
@@ -59,6 +64,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 t.test('an uncaught error: the same', async t => {
   const run = await serverThenEnd(t, "setTimeout(() => { throw new Error('a test crashed') }, 10)")
+  run.end()
   const [code] = await run.exited
   t.equal(code, 1)
   t.ok(await gone(run.pid), 'no PostgreSQL left')
@@ -67,6 +73,7 @@ t.test('an uncaught error: the same', async t => {
 
 t.test('stopped normally (remove()), nothing is left either, and the exit handler finds nothing to do', async t => {
   const run = await serverThenEnd(t, "await server.remove()\nconsole.log('removed')")
+  run.end()
   const [code] = await run.exited
   t.equal(code, 0)
   t.ok(await gone(run.pid))
