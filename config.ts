@@ -98,7 +98,7 @@ export const ConfigSchema = Type.Object({
     description: 'x402 network advertised (v1 name; v2 uses its CAIP-2 id); derived from SOLANA_NETWORK. On a local chain set solana-devnet: official clients know only the public clusters'
   })),
   X402_FEE_PAYER_KEYPAIR_PATH: Type.Optional(Type.String({ minLength: 1, description: 'keypair file (solana-keygen JSON, mode 0600) that co-signs x402 payments and pays their fees; MERCHANT_KEYPAIR_PATH when unset' })),
-  X402_MAX_PRIORITY_FEE_LAMPORTS: Int(0, 1_000_000, 10_000, 'the most priority fee (compute unit limit × price) the fee payer pays for one x402 payment; a payload asking more is refused'),
+  X402_MAX_PRIORITY_FEE_LAMPORTS: Int(0, 1_000_000, 1_000, 'the most priority fee (compute unit limit × price) the fee payer pays for one x402 payment; a payload asking more is refused'),
   X402_PAYER_FAILURE_LIMIT: Int(0, 1000, 2, 'failed x402 settlements (failed on chain or refused at send) a paying wallet may cause per X402_PAYER_FAILURE_WINDOW_SECONDS before it is refused with 429 PAYER_BLOCKED; 0 turns it off'),
   X402_PAYER_FAILURE_WINDOW_SECONDS: Int(1, 86_400, 3600, 'the window of X402_PAYER_FAILURE_LIMIT'),
   X402_FEE_PAYER_MIN_LAMPORTS: Int(0, Number.MAX_SAFE_INTEGER, 10_000_000, 'fee payer balance below which a warning is logged and /health/ready shows fee_payer "low"'),

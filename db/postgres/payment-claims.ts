@@ -29,6 +29,9 @@ const CLOCK_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::bigint'
 // knows their length) and the table's size now: index lookups. That costs a parse and a plan per
 // statement, a batch's, not a call's.
 //
+// A row bought under a payment-identifier is taken over only by a claim carrying that id (anyone can
+// rebuild a landed payload; only the buyer knows its id), and a stored id is never overwritten.
+//
 // A claim with a payment-identifier first looks up the payment the id already names for its payer
 // (another signature): such a claim takes nothing and its row says which payment (named_by). Two
 // statements that meet on a new id both find it free; the unique index on (payer, payment_id)
@@ -48,8 +51,9 @@ const CLAIM = {
       ON CONFLICT (signature) DO UPDATE SET
         claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
         payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at,
-        payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = excluded.cancelled
+        payment_id = coalesce(c.payment_id, excluded.payment_id), caller_ref = excluded.caller_ref, cancelled = excluded.cancelled
       WHERE c.status IN ('pending', 'sent') AND c.flow = excluded.flow AND c.lease_expires_at <= excluded.claimed_at
+        AND (c.payment_id IS NULL OR c.payment_id = excluded.payment_id)
       RETURNING c.signature, c.claim_id, c.status)
     SELECT signature, claim_id, status, NULL AS named_by FROM taken
     UNION ALL SELECT signature, NULL, status, named_by FROM named`

@@ -9,7 +9,9 @@ import type { SqliteDatabase } from './open-database.js'
 export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
   // Insert a new claim, or take over one of the same flow whose lease ran out (a crashed, stuck
   // or pending request). A redeemed row, a live lease or another flow makes the WHERE false, so
-  // nothing is returned. A taken-over row keeps its status: 'sent' stays sent.
+  // nothing is returned. A taken-over row keeps its status: 'sent' stays sent. A row bought under a
+  // payment-identifier is taken over only by a request carrying that id (anyone can rebuild a landed
+  // payload; only the buyer knows its id), and a stored id is never overwritten.
   const claimStatement = db.prepare(`
     INSERT INTO payment_claims (signature, status, flow, claim_id, lease_expires_at, service, payer, amount, resource, claimed_at, payment_id, caller_ref, cancelled)
     VALUES (@signature, 'pending', @flow, @claimId, @leaseExpiresAt, @service, @payer, @amount, @resource, @now, @paymentId, @callerRef,
@@ -17,9 +19,10 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
     ON CONFLICT (signature) DO UPDATE SET
       claim_id = excluded.claim_id, lease_expires_at = excluded.lease_expires_at, service = excluded.service,
       payer = excluded.payer, amount = excluded.amount, resource = excluded.resource, claimed_at = excluded.claimed_at,
-      payment_id = excluded.payment_id, caller_ref = excluded.caller_ref, cancelled = excluded.cancelled
+      payment_id = coalesce(payment_claims.payment_id, excluded.payment_id), caller_ref = excluded.caller_ref, cancelled = excluded.cancelled
     WHERE payment_claims.status IN ('pending', 'sent') AND payment_claims.flow = excluded.flow
       AND payment_claims.lease_expires_at <= excluded.claimed_at
+      AND (payment_claims.payment_id IS NULL OR payment_claims.payment_id = excluded.payment_id)
     RETURNING claim_id AS claimId, status`)
   const statusStatement = db.prepare('SELECT status, flow FROM payment_claims WHERE signature = ?')
   const paymentIdStatement = db.prepare('SELECT signature, status FROM payment_claims WHERE payer = ? AND payment_id = ?')

@@ -46,6 +46,8 @@ export function createRedelivery (options: {
       if (answer.requestKey !== ask.requestKey) return paymentIdConflict('This payment-identifier bought another request (other resource or arguments)')
       return { kind: 'redelivered', answer }
     }
+    // Bought under a payment-identifier: only a request carrying it is the buyer's (the id never goes on chain).
+    if (answer.paymentId !== undefined) return undefined
     if (answer.requestKey !== ask.requestKey || answer.reached === true) return undefined
     if (options.mode === 'buyer-only' && ask.buyerProven !== true) return undefined
     // Not known yet: the answer is being written (a concurrent duplicate must not get it too), or

@@ -71,10 +71,11 @@ export function shareOf (amount: bigint, supply: bigint): number {
   return Math.min(1, Number((2n * amount * scale + supply) / (2n * supply)) / Number(scale))
 }
 
-/** amount / supply as a percentage with two decimals, for sentences ("95.00%"). */
+/** amount / supply as a percentage with two decimals, for sentences ("95.00%"); never "100.00%" for less than all of it. */
 export function percentOf (amount: bigint, supply: bigint): string {
   if (supply === 0n) return '0.00%'
-  const hundredths = (2n * amount * 10_000n + supply) / (2n * supply)
+  const rounded = (2n * amount * 10_000n + supply) / (2n * supply)
+  const hundredths = rounded >= 10_000n && amount < supply ? 9_999n : rounded
   return `${hundredths / 100n}.${(hundredths % 100n).toString().padStart(2, '0')}%`
 }
 

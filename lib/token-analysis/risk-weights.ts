@@ -70,7 +70,7 @@ export const RISK_RULES = {
   CONFIDENTIAL_SUPPLY: { level: 'warning', weight: 10, message: 'Tokens can be minted and burned confidentially, so the public supply may not be the real supply.' },
   TRANSFER_FEE_MUTABLE: { level: 'warning', weight: 10, issuerWeight: 3, message: 'Transfer fee authority {authority} can raise the fee, up to 100% of each transfer.' },
   TOP10_HIGH: { level: 'warning', weight: 10, message: 'The ten largest token accounts hold {percent} of the supply.' },
-  FEW_HOLDERS: { level: 'warning', weight: 10, message: 'Only {count} token accounts hold any of the token.' },
+  FEW_HOLDERS: { level: 'warning', weight: 10, message: 'Token accounts holding any of the token: only {count}.' },
   TINY_SUPPLY: { level: 'warning', weight: 10, message: 'The total supply is {supply} tokens, less than one whole token: there is next to nothing to hold or trade.' },
   NEW_TOKEN: { level: 'warning', weight: 10, message: 'The token\'s first pool was created {age} ago ({created}): it has traded for less than a day.' },
   LOW_ORGANIC_SCORE: { level: 'warning', weight: 10, message: 'Jupiter rates the token\'s organic score low ({score} of 100): little of its trading comes from real, distinct buyers.' },

@@ -9,6 +9,7 @@ import type { KeyPairSigner } from '@solana/kit'
 import { isRpcUnavailable } from '../solana/rpc-errors.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import type { X402Network } from './networks.js'
+import { acceptedMatches } from './accepted-match.js'
 import { MAX_COMPUTE_UNIT_LIMIT, MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS } from './transaction-rules.js'
 
 /** Marks a simulation that failed because the RPC could not answer, not because of the payment. */
@@ -16,7 +17,7 @@ const RPC_UNAVAILABLE_MARK = 'rpc-unavailable:'
 
 /**
  * The maintained x402 libraries, run in process: an x402ResourceServer that builds the v2
- * requirements and matches a payload's `accepted` to them; and @x402/svm's exact facilitator (v2
+ * requirements (a payload's `accepted` is matched to them by accepted-match.ts); and @x402/svm's exact facilitator (v2
  * and v1) over our own payment RPC, signing with our fee payer, behind an x402Facilitator. The
  * service verifies payments itself (exact-verification.ts); `verify` is the oracle its
  * differential test and the bench compare with.
@@ -63,9 +64,9 @@ export async function createX402Library (options: { rpc: SolanaRpc, feePayer: Ke
       })
       return requirement
     },
-    /** True when a v2 payload's `accepted` is the given requirement (dynamic extra fields aside). */
+    /** True when a v2 payload's `accepted` is the given requirement (dynamic extra fields aside); ours, not the library's deep equality. */
     matches (requirement: PaymentRequirements, payload: Record<string, unknown>): boolean {
-      return resourceServer.findMatchingRequirements([requirement], payload as unknown as PaymentPayload) !== undefined
+      return acceptedMatches(requirement, payload.accepted)
     },
     async verify (payload: Record<string, unknown>, requirement: unknown) {
       return await facilitator.verify(payload as unknown as PaymentPayload, requirement as PaymentRequirements)

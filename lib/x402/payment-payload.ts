@@ -1,4 +1,5 @@
 import { refusal, type Refusal } from '../contract/refusal.js'
+import { payloadBeyondBounds } from './payload-bounds.js'
 
 /**
  * Far above any Solana transaction (1,232 bytes on the wire) with the extensions a client echoes
@@ -47,6 +48,9 @@ export function decodePaymentHeader (header: string): { kind: 'decoded', payload
  */
 export function readPaymentPayload (payload: unknown, expectedVersion?: 1 | 2): { kind: 'read', input: PaymentPayloadInput } | Refusal {
   if (!isRecord(payload)) return invalid('the payment payload is not a JSON object')
+  // Every door's payload passes here first: bounded before any other code walks it.
+  const beyond = payloadBeyondBounds(payload)
+  if (beyond !== undefined) return invalid(beyond)
   const version = payload.x402Version
   if (version !== 1 && version !== 2) {
     return refusal('X402_UNSUPPORTED', `x402Version ${JSON.stringify(version) ?? 'undefined'} is not supported (1 or 2)`)

@@ -30,10 +30,12 @@ export async function chainStatus (rpc: SolanaRpc, signature: string, commitment
   const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
   const entry = value[0]
   if (entry === null || entry === undefined) return { state: 'unseen' }
-  if (entry.err !== null) return { state: 'failed', error: describe(entry.err) }
   const level = entry.confirmationStatus
   const reached = level === 'finalized' || (commitment === 'confirmed' && level === 'confirmed')
-  return reached ? { state: 'landed' } : { state: 'processing' }
+  // Final only at the payment commitment, a failure too: an error seen at `processed` is on a fork
+  // that may lose (the same transaction can still land on the winning one).
+  if (!reached) return { state: 'processing' }
+  return entry.err === null ? { state: 'landed' } : { state: 'failed', error: describe(entry.err) }
 }
 
 export type SendOutcome =

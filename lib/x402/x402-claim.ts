@@ -29,11 +29,15 @@ export interface X402Request {
   callerRef?: string
 }
 
+/** The Retry-After of a pending settlement at most. */
+export const PENDING_RETRY_SECONDS = 2
+
 /**
  * The transaction may be on its way: the claim is kept (its lease ended) for the retry, which asks
  * the chain. Answered by verification (a takeover the node cannot judge) and by settlement alike.
  */
 export async function keepForRetry (claims: Pick<PaymentClaims, 'release'>, claim: X402Claim, settlementTimeoutMs: number): Promise<Refusal> {
   await claims.release(claim.signature, claim.claimId)
-  return settlementPending(claim.signature, Math.max(1, Math.ceil(settlementTimeoutMs / 1000)))
+  // Short: the buyer's own retry should come back before anyone who rebuilds the landed payload.
+  return settlementPending(claim.signature, Math.min(PENDING_RETRY_SECONDS, Math.max(1, Math.ceil(settlementTimeoutMs / 1000))))
 }

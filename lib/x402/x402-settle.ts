@@ -116,6 +116,8 @@ export function createX402Settler (options: X402SettlerOptions) {
     // From the mark on, money may move, and nothing but the chain frees the claim.
     const marked = await markSentHoldingSource(claim)
     if (marked === 'source-busy') {
+      // Nothing was sent: the claim is given back, so the same payload's retry is not refused for a whole lease.
+      await claims.release(claim.signature, claim.claimId)
       return paymentInProgress('source-busy')
     }
     if (marked === 'not-held') {

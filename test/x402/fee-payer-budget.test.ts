@@ -25,21 +25,26 @@ t.test('the fee payer pays at most the cap per payment, and a wallet that makes 
   const headerFor = async (buyer: Parameters<typeof buildExactPayment>[1]['buyer'], extra: { cuLimit?: number, cuPrice?: bigint } = {}) =>
     v2Header(await buildExactPayment(m.paid, { buyer, feePayer: m.feePayer.address, amount: PRICE, ...extra }), required.accepts[0], required.resource)
 
-  t.test('a priority fee above X402_MAX_PRIORITY_FEE_LAMPORTS is refused with nothing sent; the highest accepted costs at most 25,000 lamports', async t => {
+  t.test('a priority fee above X402_MAX_PRIORITY_FEE_LAMPORTS is refused with nothing sent; the highest accepted costs at most 11,000 lamports', async t => {
     const buyer = await m.paid.newBuyer(10_000_000n)
     const feePayerBefore = await m.solBalance(m.feePayer.address)
     const greedy = await pay(await headerFor(buyer, { cuLimit: 200_000, cuPrice: 5_000_000n }))
     t.equal(greedy.status, 402)
     t.equal(greedy.body.code, 'X402_COMPUTE_PRICE_TOO_HIGH')
-    t.match(greedy.body.message, /1000000 lamports .* cap of 10000 lamports/, 'the cap is named')
+    t.match(greedy.body.message, /1000000 lamports .* cap of 1000 lamports/, 'the cap is named')
     t.equal(await m.solBalance(m.feePayer.address), feePayerBefore, 'nothing sent')
 
-    // 200,000 CU at 50,000 micro-lamports: exactly the default cap of 10,000 lamports.
-    const dearest = await pay(await headerFor(buyer, { cuLimit: 200_000, cuPrice: 50_000n }))
+    // 200,000 CU at 5,005 micro-lamports: 1,001 lamports, one above the default cap (the old default, 10,000, took it).
+    const above = await pay(await headerFor(buyer, { cuLimit: 200_000, cuPrice: 5_005n }))
+    t.equal(above.status, 402)
+    t.equal(above.body.code, 'X402_COMPUTE_PRICE_TOO_HIGH')
+    t.equal(await m.solBalance(m.feePayer.address), feePayerBefore, 'nothing sent')
+    // 200,000 CU at 5,000 micro-lamports: exactly the default cap of 1,000 lamports.
+    const dearest = await pay(await headerFor(buyer, { cuLimit: 200_000, cuPrice: 5_000n }))
     t.equal(dearest.status, 200)
     const spent = feePayerBefore - await m.solBalance(m.feePayer.address)
-    t.equal(spent, 2n * SIGNATURE_FEE + 10_000n, 'two signatures and the capped priority fee')
-    t.ok(spent <= 25_000n, `at most 25,000 lamports (${spent})`)
+    t.equal(spent, 2n * SIGNATURE_FEE + 1_000n, 'two signatures and the capped priority fee')
+    t.ok(spent <= 11_000n, `at most 11,000 lamports (${spent})`)
   })
 
   t.test('a wallet whose settlements fail is refused (429 PAYER_BLOCKED) after two, before any RPC call', async t => {
@@ -80,7 +85,7 @@ t.test('the fee payer pays at most the cap per payment, and a wallet that makes 
     const text = await (await fetch(`${m.url}/metrics`, { headers: { authorization: 'Bearer a-metrics-token-of-32-characters-at-least-0123456789' } })).text()
     const value = (name: string, outcome: string) => Number(new RegExp(`^${name}\\{outcome="${outcome}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1])
     t.equal(value('x402_fee_payer_settlements_total', 'delivered'), 2, 'the capped payment and the honest one')
-    t.equal(value('x402_fee_payer_lamports_total', 'delivered'), Number(2n * SIGNATURE_FEE + 10_000n + 2n * SIGNATURE_FEE + 1n), 'their fees, as charged on chain')
+    t.equal(value('x402_fee_payer_lamports_total', 'delivered'), Number(2n * SIGNATURE_FEE + 1_000n + 2n * SIGNATURE_FEE + 1n), 'their fees, as charged on chain')
     t.equal(value('x402_fee_payer_settlements_total', 'refused_at_send'), 2, 'the attacker\'s two rounds')
     t.equal(value('x402_fee_payer_lamports_total', 'refused_at_send'), 0, 'refused at send: nothing spent')
   })

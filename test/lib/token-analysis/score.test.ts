@@ -53,6 +53,8 @@ t.test('shares are exact ratios, rounded half-up only for display', async t => {
   t.equal(shareOf(101n, 100n), 1, 'two reads a slot apart never make a share above 1')
   t.equal(percentOf(2n, 3n), '66.67%')
   t.equal(percentOf(1n, 3n), '33.33%')
+  t.equal(percentOf(99_995n, 100_000n), '99.99%', 'less than all of it never reads as 100.00%')
+  t.equal(percentOf(100_000n, 100_000n), '100.00%')
   t.ok(isAtLeast(50n, 100n, 5000), 'a threshold is inclusive')
   t.notOk(isAtLeast(4999n, 10_000n, 5000))
   // Far beyond 2^53: floats would lose this, bigints do not.
@@ -181,6 +183,7 @@ t.test('scores order the way the risks do, and are clamped to 1..100', async t =
   t.equal(rugScore, 100, '30 + 25 + 30 + 20 + 10 + 3 = 118, clamped')
   t.same(codesOf(rug), ['FEW_HOLDERS', 'FREEZE_AUTHORITY_ACTIVE', 'LARGEST_HOLDER_MAJORITY', 'METADATA_MISSING', 'MINT_AUTHORITY_ACTIVE', 'TOP10_CONCENTRATED'])
   const rugRisks = assessRisks(rug)
+  t.equal(rugRisks.find(risk => risk.code === 'FEW_HOLDERS')?.message, 'Token accounts holding any of the token: only 2.', 'a sentence for one holder as for several')
   t.same(rugRisks.map(risk => risk.weight), [...rugRisks.map(risk => risk.weight)].sort((a, b) => b - a), 'heaviest first')
   t.match(summarise(rugScore, rugRisks), /^Mint authority .* One token account, .* holds 95\.00% of the supply\. .* 3 smaller findings are listed in risks\. Risk score 100 of 100 .* add up to 118, capped at 100\.$/)
 })

@@ -42,7 +42,7 @@ import { computeUnitLimit, computeUnitPrice } from '../../fixtures/x402-payment.
 const PRICE = 50_000n
 const DECIMALS = 6
 /** X402_MAX_PRIORITY_FEE_LAMPORTS's default. */
-const MAX_PRIORITY_FEE_LAMPORTS = 10_000n
+const MAX_PRIORITY_FEE_LAMPORTS = 1_000n
 const RUNS = Number(process.env.EXACT_VERIFICATION_RUNS ?? 2000)
 const SEED = Number(process.env.EXACT_VERIFICATION_SEED ?? 43)
 const MEMO_V1 = address('Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo')
