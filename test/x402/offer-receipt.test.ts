@@ -1,0 +1,66 @@
+import t from 'tap'
+import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose'
+import { wrapFetchWithPayment, x402Client as X402Client, x402HTTPClient as X402HTTPClient } from '@x402/fetch'
+import { ExactSvmScheme } from '@x402/svm/exact/client'
+import {
+  decodeSignedOffers, extractOffersFromPaymentRequired, extractReceiptFromResponse, extractReceiptPayload, findAcceptsObjectFromSignedOffer,
+  verifyOfferSignatureJWS, verifyReceiptMatchesOffer, verifyReceiptSignatureJWS, type JWSSignedOffer, type JWSSignedReceipt
+} from '@x402/extensions/offer-receipt'
+import { startX402Merchant } from '../fixtures/x402-merchant.js'
+
+const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
+const BASE = 'https://merchant.test'
+
+interface DidDocument { id: string, verificationMethod: Array<{ id: string, publicKeyJwk: JWK }>, assertionMethod: string[] }
+
+/** A plain JWS verifier: the key the header's kid names, looked up in the DID document, and nothing else. */
+async function verifyAgainstDid (did: DidDocument, jws: string) {
+  const { kid, alg } = decodeProtectedHeader(jws)
+  const method = did.verificationMethod.find(m => m.id === kid)
+  if (method === undefined) throw new Error(`kid ${String(kid)} is not in the DID document`)
+  const { payload } = await compactVerify(jws, await importJWK(method.publicKeyJwk, alg))
+  return JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>
+}
+
+t.test('signed offers on the 402 and a signed receipt on the paid answer, verified with the library and against did:web', async (t) => {
+  const m = await startX402Merchant(t, { PUBLIC_BASE_URL: BASE })
+  const didRes = await fetch(`${m.url}/.well-known/did.json`)
+  t.equal(didRes.status, 200)
+  const did = await didRes.json() as DidDocument
+  t.equal(did.id, 'did:web:merchant.test', 'did:web of PUBLIC_BASE_URL')
+  t.equal(did.assertionMethod.length, 1)
+  // The library bundles its own jose: the same JWK, its type.
+  const key = did.verificationMethod[0].publicKeyJwk as Parameters<typeof verifyOfferSignatureJWS>[1]
+  t.not(did.verificationMethod[0].id.split('#')[1], m.paid.merchant.address, 'the receipt key is not the merchant key')
+
+  const path = '/api/fetch-price/SOL'
+  const unpaid = await fetch(`${m.url}${path}`)
+  t.equal(unpaid.status, 402)
+  const required = new X402HTTPClient(new X402Client()).getPaymentRequiredResponse(name => unpaid.headers.get(name), await unpaid.json())
+  const offers = extractOffersFromPaymentRequired(required)
+  t.equal(offers.length, required.accepts.length, 'one signed offer per requirement')
+  const [offer] = decodeSignedOffers(offers)
+  t.equal(findAcceptsObjectFromSignedOffer(offer, required.accepts), required.accepts[0], 'the offer is the requirement')
+  const offerPayload = await verifyOfferSignatureJWS(offers[0] as JWSSignedOffer, key)
+  t.match(offerPayload, { resourceUrl: `${BASE}${path}`, network: DEVNET, amount: '50000', payTo: required.accepts[0].payTo })
+  t.ok((offerPayload.validUntil ?? 0) > Date.now() / 1000 + 100, 'valid for minutes')
+  t.same(await verifyAgainstDid(did, (offers[0] as JWSSignedOffer).signature), offerPayload, 'a plain JWS verifier agrees')
+
+  const buyer = await m.paid.newBuyer(10_000_000n)
+  const client = new X402Client().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: m.paid.chain.url }))
+  client.setSpendControls(false)
+  const before = await m.merchantBalance()
+  const res = await wrapFetchWithPayment(fetch, client)(`${m.url}${path}`)
+  t.equal(res.status, 200, await res.clone().text())
+  t.equal(await m.merchantBalance() - before, 50_000n, 'the merchant got the price')
+  const settlement = new X402HTTPClient(client).getPaymentSettleResponse(name => res.headers.get(name))
+  const receipt = extractReceiptFromResponse(res) as JWSSignedReceipt
+  t.ok(receipt, 'a receipt in the settlement response')
+  t.ok(verifyReceiptMatchesOffer(receipt, offer, [buyer.address]), 'the receipt matches the offer and the payer')
+  const receiptPayload = await verifyReceiptSignatureJWS(receipt, key)
+  t.match(receiptPayload, { resourceUrl: `${BASE}${path}`, payer: buyer.address, network: DEVNET, transaction: settlement.transaction })
+  t.same(await verifyAgainstDid(did, receipt.signature), receiptPayload, 'a plain JWS verifier agrees')
+  t.same(extractReceiptPayload(receipt), receiptPayload)
+  const landed = await m.paid.chain.rpc.getSignatureStatuses([settlement.transaction as Parameters<typeof m.paid.chain.rpc.getSignatureStatuses>[0][0]]).send()
+  t.ok(landed.value[0]?.confirmationStatus, 'the receipt names a transaction that landed')
+})
