@@ -64,3 +64,15 @@ t.test('signed offers on the 402 and a signed receipt on the paid answer, verifi
   const landed = await m.paid.chain.rpc.getSignatureStatuses([settlement.transaction as Parameters<typeof m.paid.chain.rpc.getSignatureStatuses>[0][0]]).send()
   t.ok(landed.value[0]?.confirmationStatus, 'the receipt names a transaction that landed')
 })
+
+t.test('pay-then-prove: the proof\'s receipt (X-PAYMENT-RESPONSE) is signed too', async (t) => {
+  const m = await startX402Merchant(t, { PUBLIC_BASE_URL: BASE })
+  const did = await (await fetch(`${m.url}/.well-known/did.json`)).json() as DidDocument
+  const buyer = await m.paid.newBuyer(10_000_000n)
+  const signature = await m.paid.pay(buyer, 50_000n)
+  const res = await fetch(`${m.url}/api/fetch-price/SOL`, { headers: { 'x-payment-signature': signature, 'x-payment-wallet': buyer.address } })
+  t.equal(res.status, 200, await res.clone().text())
+  const receipt = extractReceiptFromResponse(res) as JWSSignedReceipt
+  t.ok(receipt, 'a signed receipt in the proof\'s receipt header')
+  t.match(await verifyAgainstDid(did, receipt.signature), { resourceUrl: `${BASE}/api/fetch-price/SOL`, payer: buyer.address, network: DEVNET, transaction: signature })
+})
