@@ -5,6 +5,7 @@ import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
 import { createRegistryRepository } from './registry-repository.js'
 import { createReputationQueries } from './reputation-queries.js'
+import { createSqliteDeliveryEvidence } from './delivery-evidence.js'
 import type { Store } from '../store.js'
 
 export interface SqliteStore extends Store {
@@ -44,6 +45,7 @@ export function createSqliteStore (path: string, options: SqliteStoreOptions = {
     audit: createAuditLog(db),
     registry: createRegistryRepository(db),
     reputation: createReputationQueries(db),
+    deliveries: createSqliteDeliveryEvidence(db),
     a2aTasks: createA2aTasks(db),
     async isHealthy () {
       try {

@@ -18,7 +18,12 @@ export function createReceiptSigner (keys: ReceiptKeys, didOf: (key: string) => 
   const header = Buffer.from(JSON.stringify({ alg: 'EdDSA', kid })).toString('base64url')
 
   function jws (payload: object): string {
-    const body = Buffer.from(canonicalize(payload)).toString('base64url')
+    return jwsOfBytes(Buffer.from(canonicalize(payload)))
+  }
+
+  /** A compact JWS of exact bytes (the reputation documents sign their body as sent). */
+  function jwsOfBytes (bytes: Buffer): string {
+    const body = bytes.toString('base64url')
     const signature = sign(null, Buffer.from(`${header}.${body}`), keys.privateKey).toString('base64url')
     return `${header}.${body}.${signature}`
   }
@@ -40,6 +45,7 @@ export function createReceiptSigner (keys: ReceiptKeys, didOf: (key: string) => 
   return {
     kid,
     jws,
+    jwsOfBytes,
     /** extensions["offer-receipt"] of a PaymentRequired. */
     offerExtension: (resourceUrl: string, accepts: readonly PaymentRequirements[]) => ({ [OFFER_RECEIPT]: { info: { offers: offers(resourceUrl, accepts) } } }),
     /** extensions["offer-receipt"] of a settlement response. */
