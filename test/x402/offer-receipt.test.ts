@@ -1,4 +1,9 @@
 import t from 'tap'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { x402Client as X402CoreClient } from '@x402/core/client'
+import type { PaymentRequired } from '@x402/core/types'
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose'
 import { wrapFetchWithPayment, x402Client as X402Client, x402HTTPClient as X402HTTPClient } from '@x402/fetch'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
@@ -75,4 +80,40 @@ t.test('pay-then-prove: the proof\'s receipt (X-PAYMENT-RESPONSE) is signed too'
   const receipt = extractReceiptFromResponse(res) as JWSSignedReceipt
   t.ok(receipt, 'a signed receipt in the proof\'s receipt header')
   t.match(await verifyAgainstDid(did, receipt.signature), { resourceUrl: `${BASE}/api/fetch-price/SOL`, payer: buyer.address, network: DEVNET, transaction: signature })
+})
+
+t.test('MCP: the PaymentRequired result carries signed offers, the paid result a signed receipt in its x402/payment-response', async (t) => {
+  const m = await startX402Merchant(t, { PUBLIC_BASE_URL: BASE })
+  const did = await (await fetch(`${m.url}/.well-known/did.json`)).json() as DidDocument
+  const client = new Client({ name: 'offer-receipt-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', m.url)))
+  t.teardown(async () => await client.close())
+  const args = { token: 'SOL', vs: 'USDC' }
+  const unpaid = await client.callTool({ name: 'fetch_price', arguments: args }) as CallToolResult
+  const required = unpaid.structuredContent as unknown as PaymentRequired
+  const offers = extractOffersFromPaymentRequired(required)
+  t.equal(offers.length, 1, 'a signed offer')
+  const [offer] = decodeSignedOffers(offers)
+  t.equal(findAcceptsObjectFromSignedOffer(offer, required.accepts), required.accepts[0])
+  t.match(await verifyAgainstDid(did, (offers[0] as JWSSignedOffer).signature), { resourceUrl: required.resource.url, amount: required.accepts[0].amount })
+
+  const buyer = await m.paid.newBuyer(10_000_000n)
+  const payer = new X402CoreClient().register(DEVNET, new ExactSvmScheme(buyer, { rpcUrl: m.paid.chain.url }))
+  const payload = await payer.createPaymentPayload(required)
+  const before = await m.merchantBalance()
+  const paid = await client.callTool({ name: 'fetch_price', arguments: args, _meta: { 'x402/payment': payload } }) as CallToolResult
+  t.notOk(paid.isError, JSON.stringify(paid).slice(0, 300))
+  t.equal(await m.merchantBalance() - before, 50_000n, 'the merchant got the price')
+  const settlement = paid._meta?.['x402/payment-response'] as { transaction: string, extensions: Record<string, { info: { receipt: JWSSignedReceipt } }> }
+  const receipt = settlement.extensions['offer-receipt'].info.receipt
+  t.ok(verifyReceiptMatchesOffer(receipt, offer, [buyer.address]), 'the receipt matches the offer and the payer')
+  t.match(await verifyAgainstDid(did, receipt.signature), { payer: buyer.address, network: DEVNET, transaction: settlement.transaction, resourceUrl: required.resource.url })
+})
+
+t.test('a rotated receipt key stays in the DID document: old receipts still verify', async (t) => {
+  const m = await startX402Merchant(t, { PUBLIC_BASE_URL: BASE, RECEIPT_RETIRED_KEYS: '11111111111111111111111111111112' })
+  const did = await (await fetch(`${m.url}/.well-known/did.json`)).json() as DidDocument
+  t.equal(did.verificationMethod.length, 2, 'the current key and the retired one')
+  t.equal(did.verificationMethod[1].id, 'did:web:merchant.test#11111111111111111111111111111112')
+  t.same(did.assertionMethod, [did.verificationMethod[0].id], 'only the current key signs')
 })
