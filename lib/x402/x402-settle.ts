@@ -52,7 +52,7 @@ export function createX402Settler (options: X402SettlerOptions) {
       network: (claim.x402Version === 1 ? network.v1 : network.v2) as SettleResponse['network'],
       payer: claim.payer,
       // The receipt names the offer's CAIP-2 network whichever version paid.
-      ...(options.receipts === undefined ? {} : { extensions: options.receipts.signer.receiptExtension({ resourceUrl: options.receipts.resourceUrl(claim.resource), payer: claim.payer, network: network.v2, transaction: claim.signature }) })
+      ...(options.receipts === undefined ? {} : { extensions: options.receipts.signer.receiptExtension({ resourceUrl: claim.resourceUrl ?? options.receipts.resourceUrl(claim.resource), payer: claim.payer, network: network.v2, transaction: claim.signature }) })
     }
     return { kind: 'settled', receipt: response as unknown as Record<string, unknown> }
   }

@@ -12,6 +12,7 @@ import {
   verifyOfferSignatureJWS, verifyReceiptMatchesOffer, verifyReceiptSignatureJWS, type JWSSignedOffer, type JWSSignedReceipt
 } from '@x402/extensions/offer-receipt'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
+import { a2aBuyer, payloadFor, x402Of } from '../fixtures/a2a-client.js'
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
 const BASE = 'https://merchant.test'
@@ -116,4 +117,26 @@ t.test('a rotated receipt key stays in the DID document: old receipts still veri
   t.equal(did.verificationMethod.length, 2, 'the current key and the retired one')
   t.equal(did.verificationMethod[1].id, 'did:web:merchant.test#11111111111111111111111111111112')
   t.same(did.assertionMethod, [did.verificationMethod[0].id], 'only the current key signs')
+})
+
+t.test('A2A: the payment-required task carries signed offers, the completed task a signed receipt in x402.payment.receipts', async (t) => {
+  // The card names PUBLIC_BASE_URL, which the test cannot reach; a skill's resource is absolute anyway (a2a://skill/…).
+  const m = await startX402Merchant(t)
+  const did = await (await fetch(`${m.url}/.well-known/did.json`)).json() as DidDocument
+  const a2a = await a2aBuyer(m.url)
+  const task = await a2a.start({ skill: 'fetch-price', token: 'SOL' })
+  const required = x402Of(task)['x402.payment.required'] as PaymentRequired
+  const offers = extractOffersFromPaymentRequired(required)
+  t.equal(offers.length, 1, 'a signed offer')
+  const [offer] = decodeSignedOffers(offers)
+  t.match(await verifyAgainstDid(did, (offers[0] as JWSSignedOffer).signature), { resourceUrl: required.resource.url, amount: required.accepts[0].amount })
+
+  const buyer = await m.paid.newBuyer(1_000_000n)
+  const before = await m.merchantBalance()
+  const done = await a2a.pay(task.id, await payloadFor(buyer, required, m.paid.chain.url))
+  t.equal(await m.merchantBalance() - before, 50_000n, 'the merchant got the price')
+  const [settlement] = x402Of(done)['x402.payment.receipts'] as Array<{ transaction: string, extensions: Record<string, { info: { receipt: JWSSignedReceipt } }> }>
+  const receipt = settlement.extensions['offer-receipt'].info.receipt
+  t.ok(verifyReceiptMatchesOffer(receipt, offer, [buyer.address]), 'the receipt matches the offer and the payer')
+  t.match(await verifyAgainstDid(did, receipt.signature), { payer: buyer.address, network: DEVNET, transaction: settlement.transaction, resourceUrl: 'a2a://skill/fetch-price?token=SOL' }, 'the resource as offered, its query included')
 })
