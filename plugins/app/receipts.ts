@@ -3,6 +3,7 @@ import { ConfigError } from '../../config.js'
 import { didDocument, didWebOf, keyIdOf } from '../../lib/receipts/did-document.js'
 import { createReceiptSigner, type ReceiptSigner } from '../../lib/receipts/jws-signer.js'
 import { defaultReceiptKeypairPath, loadReceiptKeys } from '../../lib/receipts/receipt-keys.js'
+import { inspectKeypairFile } from '../../lib/solana/keypair-policy.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,6 +24,10 @@ export default fp(async (fastify) => {
   const baseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
   const did = didWebOf(baseUrl)
   const path = config.RECEIPT_KEYPAIR_PATH ?? defaultReceiptKeypairPath(config.MERCHANT_KEYPAIR_PATH)
+  // The merchant keypair's file rules: valid, owner-only (refused in production, else a warning).
+  const inspection = inspectKeypairFile(path, { variable: 'RECEIPT_KEYPAIR_PATH', mayCreate: true, strictMode: process.env.NODE_ENV === 'production' })
+  if (inspection.state === 'problem') throw new ConfigError([inspection.problem])
+  if (inspection.state === 'exists' && inspection.warning !== undefined) fastify.log.warn(inspection.warning)
   let keys
   try {
     keys = await loadReceiptKeys(path, (config.RECEIPT_RETIRED_KEYS ?? '').split(',').map(key => key.trim()).filter(key => key !== ''))

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import t from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -35,6 +37,8 @@ t.test('signed offers on the 402 and a signed receipt on the paid answer, verifi
   const did = await didRes.json() as DidDocument
   t.equal(did.id, 'did:web:merchant.test', 'did:web of PUBLIC_BASE_URL')
   t.equal(did.assertionMethod.length, 1)
+  const keyFile = join(dirname(m.app.config.MERCHANT_KEYPAIR_PATH), 'receipt-keypair.json')
+  t.equal(statSync(keyFile).mode & 0o777, 0o600, 'the receipt keypair was created owner-only, next to the merchant keypair')
   // The library bundles its own jose: the same JWK, its type.
   const key = did.verificationMethod[0].publicKeyJwk as Parameters<typeof verifyOfferSignatureJWS>[1]
   t.not(did.verificationMethod[0].id.split('#')[1], m.paid.merchant.address, 'the receipt key is not the merchant key')
