@@ -20,6 +20,7 @@ import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
 import responseHeaders from './plugins/app/response-headers.js'
 import reputation from './plugins/app/reputation.js'
+import receipts from './plugins/app/receipts.js'
 import solanaRpc from './plugins/app/solana.js'
 import store from './plugins/app/store.js'
 import type { Clock } from './db/clocked-store.js'
@@ -133,6 +134,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(shutdown)
   await fastify.register(stalledWrites)
   await fastify.register(solanaRpc)
+  await fastify.register(receipts)
   await fastify.register(x402)
   // Before payment: the HTTP door answers a browser's 402 with its page.
   await fastify.register(paywall)

@@ -97,6 +97,8 @@ export const ConfigSchema = Type.Object({
   X402_NETWORK: Type.Optional(Type.Union(X402_NETWORK_NAMES.map(n => Type.Literal(n)), {
     description: 'x402 network advertised (v1 name; v2 uses its CAIP-2 id); derived from SOLANA_NETWORK. On a local chain set solana-devnet: official clients know only the public clusters'
   })),
+  RECEIPT_KEYPAIR_PATH: Type.Optional(Type.String({ minLength: 1, description: 'keypair file (solana-keygen JSON, mode 0600) that signs offers, receipts and the reputation, published at /.well-known/did.json; never the money key. receipt-keypair.json next to MERCHANT_KEYPAIR_PATH when unset, created when absent' })),
+  RECEIPT_RETIRED_KEYS: Type.Optional(Type.String({ description: 'comma-separated base58 public keys of receipt keys rotated out: still listed in the DID document so the receipts they signed stay verifiable' })),
   X402_FEE_PAYER_KEYPAIR_PATH: Type.Optional(Type.String({ minLength: 1, description: 'keypair file (solana-keygen JSON, mode 0600) that co-signs x402 payments and pays their fees; MERCHANT_KEYPAIR_PATH when unset' })),
   X402_MAX_PRIORITY_FEE_LAMPORTS: Int(0, 1_000_000, 1_000, 'the most priority fee (compute unit limit × price) the fee payer pays for one x402 payment; a payload asking more is refused'),
   X402_PAYER_FAILURE_LIMIT: Int(0, 1000, 2, 'failed x402 settlements (failed on chain or refused at send) a paying wallet may cause per X402_PAYER_FAILURE_WINDOW_SECONDS before it is refused with 429 PAYER_BLOCKED; 0 turns it off'),

@@ -1,5 +1,6 @@
 import type { A2aTaskRepository } from './contracts/a2a-tasks.js'
 import type { AuditLog } from './contracts/audit-log.js'
+import type { DeliveryEvidence } from './contracts/delivery-evidence.js'
 import type { LaunchFactsRepository } from './contracts/launch-facts.js'
 import type { PaymentClaims } from './contracts/payment-claims.js'
 import type { RegistryRepository } from './contracts/registry-repository.js'
@@ -19,6 +20,8 @@ export interface Store {
   readonly audit: AuditLog
   readonly registry: RegistryRepository
   readonly reputation: ReputationQueries
+  /** The verified payments behind the reputation, page by page (GET /reputation/deliveries). */
+  readonly deliveries: DeliveryEvidence
   /** A2A tasks, stored once paid (lib/doors/a2a/). */
   readonly a2aTasks: A2aTaskRepository
   /** Launch facts of analysed mints (lib/token-analysis/launch/). */

@@ -70,3 +70,29 @@ export const Reputation = Type.Object({
 })
 
 export type ReputationBody = Static<typeof Reputation>
+
+/** Options of GET /reputation/deliveries. */
+export const DeliveriesQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,19}$', description: 'next_cursor of the previous page; absent: the first page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'payments per page' }))
+})
+
+export const ReputationDelivery = Type.Object({
+  signature: Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{64,88}$', description: 'the payment transaction: read it on chain to see the payer, the amount and payTo' }),
+  network: Type.String({ description: 'CAIP-2 id of the chain the transaction is on' }),
+  service: Type.String({ description: 'name of the paid service, as in the manifest' }),
+  price: BaseUnits,
+  resource_hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (hex) of the resource bought (path and query, or the tool URL): a buyer can match its own purchase without the list showing what others bought' }),
+  outcome: Type.String({ description: 'DELIVERED, or the error code the request ended with' }),
+  at: IsoDateTime
+}, { $id: 'ReputationDelivery', additionalProperties: false })
+
+/** Body of GET /reputation/deliveries. */
+export const ReputationDeliveries = Type.Object({
+  deliveries: Type.Array(ref(ReputationDelivery), { description: 'verified payments, oldest first (the audit log\'s retention)' }),
+  next_cursor: Nullable(Type.String({ description: 'cursor of the next page; null on the last page' }))
+}, {
+  $id: 'ReputationDeliveries',
+  additionalProperties: false,
+  description: 'The evidence behind /reputation: every verified payment of the audit log with its outcome. Each DELIVERED entry names a transaction that landed and paid the price to payTo.'
+})

@@ -17,6 +17,7 @@ const OPERATION_ERRORS = {
   getReadiness: [],
   listRegistry: ['VALIDATION_ERROR', 'STORE_UNAVAILABLE', 'RPC_UNAVAILABLE'],
   getReputation: ['VALIDATION_ERROR', 'STORE_UNAVAILABLE'],
+  listReputationDeliveries: ['VALIDATION_ERROR', 'STORE_UNAVAILABLE'],
   prepareX402Payment: ['VALIDATION_ERROR', 'RESOURCE_NOT_FOR_SALE', 'RPC_UNAVAILABLE']
 } as const satisfies Record<string, readonly ErrorCode[]>
 

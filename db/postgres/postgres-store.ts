@@ -9,6 +9,7 @@ import { applyPostgresMigrations } from './migrate.js'
 import { createPostgresPaymentClaims } from './payment-claims.js'
 import { createPostgresRegistryRepository } from './registry-repository.js'
 import { createPostgresReputationQueries } from './reputation-queries.js'
+import { createPostgresDeliveryEvidence } from './delivery-evidence.js'
 
 export interface PostgresStore extends Store {
   readonly engine: 'postgres'
@@ -59,6 +60,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     audit: createPostgresAuditLog({ durable: pool, fast: claimsPool }, callDatabase),
     registry: createPostgresRegistryRepository(pool, callDatabase),
     reputation: createPostgresReputationQueries(pool, callDatabase),
+    deliveries: createPostgresDeliveryEvidence(pool, callDatabase),
     a2aTasks: createPostgresA2aTasks(pool, callDatabase),
     launchFacts: createPostgresLaunchFacts(pool, callDatabase),
     // Bounded as a whole (waiting for a connection included): a health check must answer promptly.

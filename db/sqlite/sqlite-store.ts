@@ -6,6 +6,7 @@ import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
 import { createRegistryRepository } from './registry-repository.js'
 import { createReputationQueries } from './reputation-queries.js'
+import { createSqliteDeliveryEvidence } from './delivery-evidence.js'
 import type { Store } from '../store.js'
 
 export interface SqliteStore extends Store {
@@ -45,6 +46,7 @@ export function createSqliteStore (path: string, options: SqliteStoreOptions = {
     audit: createAuditLog(db),
     registry: createRegistryRepository(db),
     reputation: createReputationQueries(db),
+    deliveries: createSqliteDeliveryEvidence(db),
     a2aTasks: createA2aTasks(db),
     launchFacts: createLaunchFacts(db),
     async isHealthy () {

@@ -23,9 +23,11 @@ export interface HttpChallengeOptions {
 // with PAYMENT-SIGNATURE, so the body's instructions (for the proof headers) would mislead it.
 const X402_PAYMENT_REQUIRED = 'Payment required'
 const UNPAID_ANSWERS_KEPT = 1024
+// Its signed offers hold 150 to 300 s (lib/receipts/jws-signer.ts): a kept header is signed again after a minute.
+const OFFERS_RESIGNED_AFTER_MS = 60_000
 const CHALLENGE_HEADERS = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' } as const
 
-interface UnpaidAnswer { paymentRequired: string, body: (requestId: string) => string }
+interface UnpaidAnswer { paymentRequired: string, signedAtMs: number, url: string, body: (requestId: string) => string }
 interface ServiceChallenge { recipientTokenAccount: string | undefined, bodies: ChallengeBodies, unpaid: (request: { protocol: string, host: string, url: string }) => UnpaidAnswer }
 
 /**
@@ -50,6 +52,8 @@ export function createHttpChallenges (options: HttpChallengeOptions) {
         bodies,
         unpaid: perResourceUrl(options.publicBaseUrl, UNPAID_ANSWERS_KEPT, (url): UnpaidAnswer => ({
           paymentRequired: encodeHeaderJson(paymentRequired(service, url, X402_PAYMENT_REQUIRED)),
+          signedAtMs: Date.now(),
+          url,
           body: bodies.paymentRequiredAt(url)
         }))
       }
@@ -62,6 +66,10 @@ export function createHttpChallenges (options: HttpChallengeOptions) {
     /** The answer to a request without payment: made once per resource URL, the request id spliced in. */
     unpaid (service: PaidServiceName, request: { id: string, protocol: string, host: string, url: string }): HttpAnswer {
       const answer = challengeOf(service).unpaid(request)
+      if (Date.now() - answer.signedAtMs > OFFERS_RESIGNED_AFTER_MS) {
+        answer.paymentRequired = encodeHeaderJson(paymentRequired(service, answer.url, X402_PAYMENT_REQUIRED))
+        answer.signedAtMs = Date.now()
+      }
       return { statusCode: 402, headers: { ...CHALLENGE_HEADERS, [X402_HEADERS.paymentRequired]: answer.paymentRequired }, body: answer.body(request.id) }
     },
 

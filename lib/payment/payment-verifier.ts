@@ -12,6 +12,7 @@ import type { Redelivery, RedeliveryOf } from '../contract/redelivery.js'
 import type { PaymentProof } from './proof-headers.js'
 import { readOwnerMultisig, type OwnerMultisig } from './owner-multisig.js'
 import { checkLandedPayment, ownersToReadAsMultisig, type PaymentTransaction } from './verify-transaction.js'
+import type { ReceiptSigner } from '../receipts/jws-signer.js'
 
 export interface VerifierOptions {
   rpc: SolanaRpc
@@ -28,6 +29,8 @@ export interface VerifierOptions {
   x402FeePayer: string
   /** The network named in the receipt (x402 spelling). */
   receiptNetwork: string
+  /** Signs the proof's receipt (offer-receipt extension, the offers' CAIP-2 network); kept with the answer, so re-deliveries carry the original. */
+  receipts?: { signer: ReceiptSigner, resourceUrl: (resource: string) => string, network: string }
   /** A spent payment's kept answer, when this request may have it again. */
   redeliveryOf: RedeliveryOf
 }
@@ -151,7 +154,14 @@ export function createPaymentVerifier (options: VerifierOptions) {
 
     /** The money moved before the proof came: delivering is redeeming (keeping the answer), if this request still holds the claim. */
     async settle (held: HeldPayment, answer?: Parameters<SettlePayment>[0]): Promise<Settled | Refusal> {
-      const receipt = { success: true, transaction: held.signature, network: options.receiptNetwork, payer: held.payer }
+      const signed = options.receipts
+      const receipt = {
+        success: true,
+        transaction: held.signature,
+        network: options.receiptNetwork,
+        payer: held.payer,
+        ...(signed === undefined ? {} : { extensions: signed.signer.receiptExtension({ resourceUrl: signed.resourceUrl(held.resource), payer: held.payer, network: signed.network, transaction: held.signature }) })
+      }
       if (await claims.redeem(held.signature, held.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt })) {
         return { kind: 'settled', receipt }
       }

@@ -9,6 +9,8 @@ export type X402ClaimFlow = 'x402-v1' | 'x402-v2' | 'mcp' | 'a2a'
 export interface X402Claim extends HeldPayment {
   flow: X402ClaimFlow
   x402Version: 1 | 2
+  /** The URL (or tool URL) as offered, query included, for its signed receipt (the store keeps no query). */
+  resourceUrl?: string
   /** Internal: what settle needs. */
   transfer: CheckedTransfer
   feePayerSignature: Uint8Array

@@ -2,6 +2,7 @@ import type { Address, KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import type { PaidServiceName } from '../payment/catalog.js'
+import type { ReceiptSigner } from '../receipts/jws-signer.js'
 import { createX402Library } from './library.js'
 import { paymentIdentifierExtensions } from './payment-identifier.js'
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type PaymentTerms } from './transaction-rules.js'
@@ -19,6 +20,8 @@ export interface X402PaymentsOptions extends X402MethodSettings {
   maxTimeoutSeconds: number
   /** The most priority fee the fee payer pays for one payment (X402_MAX_PRIORITY_FEE_LAMPORTS). */
   maxPriorityFeeLamports: bigint
+  /** Signs the 402's offers and the settlement's receipt (offer-receipt extension; lib/receipts/). */
+  receipts?: { signer: ReceiptSigner, resourceUrl: (resource: string) => string }
 }
 
 /**
@@ -61,7 +64,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       ...(error === undefined ? {} : { error }),
       resource: { url: resourceUrl, description: options.catalogue.product(service).description, mimeType: 'application/json' },
       accepts: [requirementOf(service)],
-      extensions: paymentIdentifierExtensions()
+      extensions: { ...paymentIdentifierExtensions(), ...options.receipts?.signer.offerExtension(resourceUrl, [requirementOf(service)]) }
     }
   }
 

@@ -5,6 +5,7 @@ import type { SettlePayment, Settled } from '../contract/held-payment.js'
 import { publishFeePayerSpend } from '../metrics/events.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
 import { withSignature } from '../solana/wire-transaction.js'
+import type { ReceiptSigner } from '../receipts/jws-signer.js'
 import type { X402Network } from './networks.js'
 import { awaitConfirmation, chainStatus, sendTransaction } from './settlement.js'
 import { createSourceWaiters } from './source-waiters.js'
@@ -20,6 +21,8 @@ export interface X402SettlerOptions {
   /** How long settle waits for confirmation before answering "pending". */
   settlementTimeoutMs: number
   payerFailures: PayerFailureBudget
+  /** The signed receipt (offer-receipt extension) a settlement response carries; kept with the answer, so re-deliveries carry the original. */
+  receipts?: { signer: ReceiptSigner, resourceUrl: (resource: string) => string }
 }
 
 /** What one settlement cost the fee payer, for operators: landed (delivered or failed on chain) or refused before it was sent. */
@@ -47,7 +50,9 @@ export function createX402Settler (options: X402SettlerOptions) {
       success: true,
       transaction: claim.signature,
       network: (claim.x402Version === 1 ? network.v1 : network.v2) as SettleResponse['network'],
-      payer: claim.payer
+      payer: claim.payer,
+      // The receipt names the offer's CAIP-2 network whichever version paid.
+      ...(options.receipts === undefined ? {} : { extensions: options.receipts.signer.receiptExtension({ resourceUrl: claim.resourceUrl ?? options.receipts.resourceUrl(claim.resource), payer: claim.payer, network: network.v2, transaction: claim.signature }) })
     }
     return { kind: 'settled', receipt: response as unknown as Record<string, unknown> }
   }

@@ -197,6 +197,7 @@ export function createX402Verifier (options: X402VerifierOptions) {
       flow: context.flow,
       x402Version: input.x402Version,
       resource: storedResource(context.resource),
+      resourceUrl: context.resource,
       requestKey: context.requestKey,
       transfer,
       feePayerSignature,

@@ -56,6 +56,7 @@ export default fp(async (fastify) => {
     notFoundWaitMs: config.PAYMENT_NOT_FOUND_WAIT_MS,
     x402FeePayer: x402.feePayer.address,
     receiptNetwork: config.x402Network,
+    receipts: { ...fastify.receipts, network: fastify.x402.network.v2 },
     redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY, unknownForMs: config.PAYMENT_LEASE_SECONDS * 1000 })
   })
 
@@ -125,4 +126,4 @@ export default fp(async (fastify) => {
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})
-}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'solana', 'x402', 'paywall'] })
+}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'solana', 'x402', 'paywall', 'receipts'] })

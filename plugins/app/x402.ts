@@ -51,6 +51,7 @@ export default fp(async (fastify) => {
     settlementTimeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS,
     maxTimeoutSeconds: Math.min(config.PAYMENT_MAX_AGE_SECONDS, 300),
     maxPriorityFeeLamports: BigInt(config.X402_MAX_PRIORITY_FEE_LAMPORTS),
+    receipts: fastify.receipts,
     redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY, unknownForMs: config.PAYMENT_LEASE_SECONDS * 1000 }),
     payerFailures: createPayerFailureBudget({
       limit: config.X402_PAYER_FAILURE_LIMIT,
@@ -98,4 +99,4 @@ export default fp(async (fastify) => {
     clearTimeout(firstTimer)
     tokenAccount.stop()
   })
-}, { name: 'x402', fastify: '5.x', dependencies: ['config', 'store', 'solana'] })
+}, { name: 'x402', fastify: '5.x', dependencies: ['config', 'store', 'solana', 'receipts'] })

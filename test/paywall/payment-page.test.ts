@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { getTransactionDecoder, getTransactionEncoder, partiallySignTransaction, type KeyPairSigner } from '@solana/kit'
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
@@ -30,7 +31,9 @@ t.test('a merchant with the payment page', async t => {
   const resource = `${merchant.url}/api/fetch-price/SOL`
 
   await t.test('programs get the JSON 402 byte for byte as with PAYWALL=false; a browser gets the page with the same terms', async t => {
-    const off = await build(t, { ...paid.env, X402_NETWORK: 'solana-devnet', X402_FEE_PAYER_KEYPAIR_PATH: merchant.feePayerPath, PAYWALL: 'false' })
+    // The same receipt key: the offers in PAYMENT-REQUIRED sign to the same bytes (Ed25519, one validity step).
+    const receiptKey = join(dirname(app.config.MERCHANT_KEYPAIR_PATH), 'receipt-keypair.json')
+    const off = await build(t, { ...paid.env, X402_NETWORK: 'solana-devnet', X402_FEE_PAYER_KEYPAIR_PATH: merchant.feePayerPath, PAYWALL: 'false', RECEIPT_KEYPAIR_PATH: receiptKey })
     t.equal(off.paywall, undefined, 'PAYWALL=false: no page, no assets, no prepare')
     const ask = async (server: typeof app, accept: string | undefined) => await server.inject({
       url: '/api/fetch-price/SOL',

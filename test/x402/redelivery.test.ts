@@ -184,6 +184,7 @@ t.test('payment-identifier: the same id and request answer the kept delivery (a 
   t.equal(same.status, 200, 'the same payment and id: the kept answer, even after it reached the buyer')
   t.equal(same.redelivered, 'true')
   t.same(same.receipt, delivered.receipt)
+  t.match(delivered.receipt, { extensions: { 'offer-receipt': { info: { receipt: { format: 'jws', signature: String } } } } }, 'the original signed receipt, kept with the answer')
 
   // A retry that rebuilt its payment (a new transaction) under the same id: answered from the first, never sent.
   const second = await m.payment(buyer)

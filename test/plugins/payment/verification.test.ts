@@ -131,7 +131,8 @@ t.test('each verification failure answers 402 with its code and the requirements
     t.equal(res.statusCode, 200, 'a 0.1 proof buys a 0.05 route')
     t.same(res.json(), { delivered: 'cheap' })
     const receipt = JSON.parse(Buffer.from(String(res.headers['x-payment-response']), 'base64').toString('utf8'))
-    t.same(receipt, { success: true, transaction: signature, network: 'solana-localnet', payer: buyer.address })
+    t.match(receipt, { success: true, transaction: signature, network: 'solana-localnet', payer: buyer.address, extensions: { 'offer-receipt': { info: { receipt: { format: 'jws', signature: String } } } } })
+    t.same(Object.keys(receipt), ['success', 'transaction', 'network', 'payer', 'extensions'], 'the receipt and the signed receipt, nothing else')
     t.match(lastAudit(), { outcome: 'DELIVERED', status: 200, verified: 1, payer: buyer.address, signature, amount: '100000' })
     const latencyMs = sqliteOf(app).prepare('SELECT latency_ms FROM audit_log WHERE signature = ?').pluck().get(signature) as number
     t.ok(latencyMs > 0 && latencyMs < 60_000, `timed from the payment gate to the answer (${latencyMs} ms)`)
