@@ -80,20 +80,27 @@ function describe (entry: ToolEntry, tokenSymbol: string): string {
 
 const sentence = (text: string) => text.trim().replace(/\.?$/, '.')
 
+/** The first sentence of a description: the rest is in the OpenAPI document. */
+const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0]
+
 /**
- * A model's top level only: its type, required keys and the `propertyKeys` of each property. Only
- * keywords are dropped, so whatever the full model accepts this accepts too; the rest is referenced
- * in the OpenAPI document (the full schemas made tools/list ~40 KB of a model's context).
+ * A model's top level only: its type, required keys and, with `withProperties`, each property's type and
+ * the first sentence of its description. Only keywords are dropped, so whatever the full model accepts
+ * this accepts too; the rest is referenced in the OpenAPI document (the full schemas made tools/list
+ * ~40 KB of a model's context).
  */
-function outline (model: TSchema, models: readonly TSchema[], openApiUrl: string, propertyKeys: readonly string[]): Record<string, unknown> {
+function outline (model: TSchema, models: readonly TSchema[], openApiUrl: string, withProperties: boolean): Record<string, unknown> {
   const full = selfContainedSchema(model, models)
-  const brief = (node: Record<string, unknown>) => Object.fromEntries(propertyKeys.filter(key => node[key] !== undefined).map(key => [key, node[key]]))
+  const brief = ({ type, description }: Record<string, unknown>) => ({
+    ...(type === undefined ? {} : { type }),
+    ...(typeof description === 'string' ? { description: firstSentence(description) } : {})
+  })
   const properties = full.properties as Record<string, Record<string, unknown>> | undefined
   return {
     ...(full.type === undefined ? {} : { type: full.type }),
-    ...(typeof model.$id === 'string' ? { description: `Full schema: ${openApiUrl}#/components/schemas/${model.$id}` } : {}),
+    ...(withProperties && typeof model.$id === 'string' ? { description: `Full schema: ${openApiUrl}#/components/schemas/${model.$id}` } : {}),
     ...(full.required === undefined ? {} : { required: full.required }),
-    ...(properties === undefined || propertyKeys.length === 0 ? {} : { properties: Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, brief(value)])) })
+    ...(properties === undefined || !withProperties ? {} : { properties: Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, brief(value)])) })
   }
 }
 
@@ -108,8 +115,9 @@ function outputSchema (entry: ToolEntry, models: readonly TSchema[], openApiUrl:
   return {
     type: 'object' as const,
     description: `${sentence(entry.output.description ?? 'The document')} With isError: ${otherwise}.`,
-    // The error branches are the same in every tool: their required keys only.
-    anyOf: branches.map(branch => outline(branch, models, openApiUrl, branch === entry.output ? ['type', 'description'] : []))
+    // The error branches are the same in every tool: their required keys only (their full schemas are
+    // in the same OpenAPI document as the output's).
+    anyOf: branches.map(branch => outline(branch, models, openApiUrl, branch === entry.output))
   }
 }
 
