@@ -13,6 +13,7 @@ import a2a from './plugins/app/a2a.js'
 import requestLog from './plugins/app/request-log.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
+import { cachedSerializerFactory } from './lib/http/serializer-cache.js'
 import payment from './plugins/app/payment.js'
 import paywall from './plugins/app/paywall.js'
 import x402 from './plugins/app/x402.js'
@@ -95,7 +96,8 @@ function serverOptions (config: Config, log: Logger): FastifyServerOptions {
     // `Connection: close`, rather than refused (lib/http/connection-drain.ts).
     return503OnClosing: false,
     pluginTimeout: pluginTimeoutOf(config),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } }
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } }
   }
 }
 
