@@ -91,7 +91,7 @@ t.test('A2A: a skill of the agent card, asking its price', async t => {
   const buyer = await a2aBuyer(m.url)
   const card = await buyer.client.getAgentCard()
   const skill = card.skills.find(entry => entry.id === 'test-holder-count')
-  t.match(skill, { name: 'Token holders' })
+  t.match(skill, { name: 'Test holder count' })
   t.match(skill?.description, /Costs 0\.02 USDC \(20000 base units\) per task/)
   const task = await buyer.start({ skill: 'test-holder-count', address: MINT })
   t.match(x402Of(task)['x402.payment.required'], { accepts: [{ amount: PRICE.toString() }] })
@@ -104,7 +104,7 @@ t.test('OpenAPI: a paid operation at its path, with its errors and payment info'
   t.match(operation['x-payment-info'], { protocols: [{ x402: { amount: PRICE.toString() } }] })
   t.ok(operation.responses['402'], 'the 402')
   t.ok(document.components.schemas.TokenHoldersError409, 'its named error models')
-  t.ok(document.components.schemas.HolderCount, 'its document model')
+  t.ok(document.components.schemas.TestHolderCount, 'its document model')
   t.match(document.paths['/mcp'].post.summary, /test_holder_count/)
 })
 
