@@ -26,6 +26,8 @@ export interface CallState {
   /** The client closed the connection before its answer was written. */
   clientGone: () => boolean
   errorBodyOf: (error: unknown) => ErrorBody
+  /** Set once this call pays for its task: its own delivery records whether the answer reached the buyer. */
+  paying?: boolean
 }
 
 export const CALL_STATE = 'token-merchant/call'
@@ -144,6 +146,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
 
   async function pay (base: TaskBase, purchase: Purchase, payload: unknown, call: CallState, publish: (task: Task) => void): Promise<void> {
     const resource = skillResourceUrl(purchase)
+    call.paying = true
     const paidWith = (signature: string) => ({ ...base, metadata: { ...base.metadata, [TASK_META.payment]: signature } })
     const outcome = await deliverPaidCall(core, {
       method: payments,
