@@ -122,6 +122,18 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     return unpaid === undefined ? undefined : paymentRequired({ id, contextId: unpaid.contextId }, unpaid.purchase)
   }
 
+  /** The id is one of ours (read, never trusted), with no store read. */
+  function namesTask (id: string): boolean {
+    return readTaskId(id, deps.catalogue) !== undefined
+  }
+
+  /** A task its client ended before paying: cancelled (tasks/cancel) or its terms declined (payment-rejected). Answered, not stored. */
+  function ended (task: TaskRef, why: 'cancelled' | 'declined'): Task {
+    return why === 'declined'
+      ? taskAt(task, { state: TaskState.TASK_STATE_CANCELED, text: 'The client declined the payment terms; nothing was charged', payment: 'payment-rejected' })
+      : taskAt(task, { state: TaskState.TASK_STATE_CANCELED, text: 'Cancelled before any payment; nothing was charged', payment: 'payment-rejected' })
+  }
+
   /** A message on an existing task: the payment for it (or the client declining it). */
   async function execute (requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const publish = (task: Task) => bus.publish(AgentEvent.task(task))
@@ -132,7 +144,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     const base: TaskBase = { id: task.id, contextId: task.contextId, history: task.history, metadata: task.metadata }
     const metadata = requestContext.userMessage.metadata ?? {}
     if (metadata[X402_META.status] === 'payment-rejected') {
-      publish(taskAt(base, { state: TaskState.TASK_STATE_CANCELED, text: 'The client declined the payment terms; nothing was charged', payment: 'payment-rejected' }))
+      publish(ended(base, 'declined'))
       return
     }
     const payload = metadata[X402_META.payload]
@@ -190,7 +202,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     }
   }
 
-  return { askPayment, unpaidTask, execute }
+  return { askPayment, unpaidTask, namesTask, ended, execute }
 }
 
 export type SkillSeller = ReturnType<typeof createSkillSeller>

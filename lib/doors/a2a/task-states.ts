@@ -52,10 +52,9 @@ export function isEndedTask (task: Task): boolean {
   return task.status !== undefined && ENDED.has(task.status.state)
 }
 
-/** A task is stored once a payment for it was accepted, or once its client ended it (cancelled, rejected the terms). */
+/** A task is stored once a payment for it was accepted: unpaid traffic (asking, cancelling, declining) stores nothing. */
 export function isStoredTask (task: Task): boolean {
-  const state = task.status?.state
-  return task.metadata?.[TASK_META.payment] !== undefined || state === TaskState.TASK_STATE_CANCELED || state === TaskState.TASK_STATE_REJECTED
+  return task.metadata?.[TASK_META.payment] !== undefined
 }
 
 /** The data part a client's message carries: the first part whose content is JSON data. */
