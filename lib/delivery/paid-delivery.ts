@@ -3,7 +3,7 @@ import type { KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claim
 import { loggableError } from '../errors/loggable-error.js'
 import { publishAttempt, publishSettlement } from '../metrics/events.js'
 import type { HeldPayment, Settled, SettlePayment } from '../contract/held-payment.js'
-import { internalError, paymentInProgress, refusalOf, type Refusal } from '../contract/refusal.js'
+import { internalError, paymentInProgress, refusalOf, settlementInterrupted, type Refusal } from '../contract/refusal.js'
 
 /** A product's name in the catalogue, as a held payment carries it. */
 type PaidServiceName = HeldPayment['service']
@@ -216,7 +216,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
         } catch (error) {
           // Not known to be spent: nothing is delivered, and the claim is given back (a sent one
           // only ends its lease: the next attempt asks the chain).
-          result = refusalOf(error) ?? internalError()
+          result = settlementInterrupted(refusalOf(error)) ?? internalError()
           if (result.code === 'INTERNAL_ERROR') log.error({ error: loggableError(error), signature: payment.signature }, 'settlement failed')
           await giveBack(result.code)
           return result

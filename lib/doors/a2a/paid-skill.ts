@@ -76,14 +76,18 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     })
   }
 
-  /** A refusal: the same payment may succeed later (Retry-After): asked again; else the task failed with our code. */
-  function refusedTask (task: TaskBase, purchase: Purchase, refused: Refusal): Task {
-    if (refused.retryAfterSeconds !== undefined) return paymentRequired(task, purchase, refused)
+  /**
+   * A refusal: the task failed with our code. One the same payment may pass later (Retry-After:
+   * a settlement pending, a payment in progress, a limit) says so, with the wait as a field, and
+   * offers no accepts: the payment may have moved, and an auto-paying client must not pay again.
+   */
+  function refusedTask (task: TaskBase, refused: Refusal): Task {
     return taskAt(task, {
       state: TaskState.TASK_STATE_FAILED,
       text: reason(refused),
       payment: 'payment-failed',
-      x402: { error: refused.code, receipts: [{ success: false, errorReason: refused.code, transaction: '', network: deps.network }] }
+      x402: { error: refused.code, receipts: [{ success: false, errorReason: refused.code, transaction: '', network: deps.network }] },
+      ...(refused.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: refused.retryAfterSeconds })
     })
   }
 
@@ -177,7 +181,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     })
     switch (outcome.kind) {
       case 'refused':
-        publish(refusedTask(base, purchase, outcome.refusal))
+        publish(refusedTask(base, outcome.refusal))
         return
       // The answer this payment bought, kept: served again, nothing charged, nothing computed.
       case 'redelivered':
@@ -192,10 +196,10 @@ export function createSkillSeller (deps: SkillSellerDeps) {
         }))
         return
       case 'cancelled':
-        publish(refusedTask(paidWith(outcome.payment.signature), purchase, goneBeforeSettlement('The request was closed')))
+        publish(refusedTask(paidWith(outcome.payment.signature), goneBeforeSettlement('The request was closed')))
         return
       case 'settlement-refused':
-        publish(refusedTask(paidWith(outcome.payment.signature), purchase, outcome.refusal))
+        publish(refusedTask(paidWith(outcome.payment.signature), outcome.refusal))
         return
       case 'delivered':
         publish(completed(paidWith(outcome.payment.signature), outcome.document, outcome.receipt, false))
@@ -209,5 +213,5 @@ export type SkillSeller = ReturnType<typeof createSkillSeller>
 
 /** Why payment is asked again or failed: the code first, so a client can branch on it. */
 function reason (refused: Refusal): string {
-  return refusalText(refused, 'retry the same payment')
+  return refusalText(refused, 'retry the same payment on a new task')
 }

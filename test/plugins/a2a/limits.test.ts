@@ -19,8 +19,9 @@ t.test('PROOF_FAILURE_LIMIT, the rate limit and the body limit hold for A2A as f
     t.match(x402Of(refused), { 'x402.payment.status': 'payment-failed', 'x402.payment.error': 'X402_INVALID_PAYLOAD' })
   }
   const held = await a2a.pay((await a2a.start(input)).id, 'not a payload')
-  t.match(x402Of(held), { 'x402.payment.status': 'payment-required', 'x402.payment.error': 'RATE_LIMITED' }, 'the third failure is held back, before any RPC call')
-  t.match(x402Of(held)['x402.payment.required'], { error: /^RATE_LIMITED: .*retry the same payment in \d+ s/ })
+  t.match(x402Of(held), { 'x402.payment.status': 'payment-failed', 'x402.payment.error': 'RATE_LIMITED', 'token-merchant/retryAfterSeconds': Number }, 'the third failure is held back, before any RPC call')
+  t.notOk('x402.payment.required' in x402Of(held), 'no accepts: the same payment is to be sent again, not a new one')
+  t.match(held.status?.message?.parts[0]?.content, { value: /^RATE_LIMITED: .*retry the same payment on a new task in \d+ s/ })
 
   const big = await fetch(`${url}/a2a`, {
     method: 'POST',
