@@ -117,6 +117,9 @@ export const ConfigSchema = Type.Object({
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'bearer token /metrics requires' })),
   PAYWALL: Type.Boolean({ default: true, description: 'answer a browser\'s navigation to a paid route (Accept ranks text/html first) with the payment page instead of the JSON 402; false turns the page, its assets and POST /api/x402/prepare off' }),
   PAYWALL_PREPARE_MAX: Int(1, 10_000, 30, 'payment preparations (POST /api/x402/prepare, two RPC reads each) per client and RATE_LIMIT_WINDOW_MS'),
+  REFUNDS: Type.Boolean({ default: false, description: 'refund payments that were never delivered (POST /api/refunds, advertised in the 402 as extensions.refund); the merchant keypair (MERCHANT_KEYPAIR_PATH) must be PAYMENT_ADDRESS\'s key, which signs the refunds' }),
+  REFUND_WINDOW_SECONDS: Int(60, 90 * 86_400, 86_400, 'how long after a payment landed its refund may be asked for'),
+  REFUND_REQUEST_MAX: Int(1, 10_000, 10, 'refund requests per client and RATE_LIMIT_WINDOW_MS (each checked one costs a getTransaction)'),
   MCP_DIRECT_CALLS: Type.Boolean({ default: true, description: 'answer a single tools/call POST to /mcp in the merchant\'s own code instead of the MCP SDK\'s transport (the same answer, faster); false sends every message through the SDK' }),
   MCP_ALLOWED_ORIGINS: Type.String({
     format: 'origin-list',

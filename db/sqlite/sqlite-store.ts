@@ -4,6 +4,7 @@ import { createAuditLog } from './audit-log.js'
 import { createLaunchFacts } from './launch-facts.js'
 import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
+import { createRefunds } from './refunds.js'
 import { createRegistryRepository } from './registry-repository.js'
 import { createReputationQueries } from './reputation-queries.js'
 import { createSqliteDeliveryEvidence } from './delivery-evidence.js'
@@ -49,6 +50,7 @@ export function createSqliteStore (path: string, options: SqliteStoreOptions = {
     deliveries: createSqliteDeliveryEvidence(db),
     a2aTasks: createA2aTasks(db),
     launchFacts: createLaunchFacts(db),
+    refunds: createRefunds(db),
     async isHealthy () {
       try {
         return db.prepare('SELECT 1').pluck().get() === 1

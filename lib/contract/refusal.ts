@@ -99,7 +99,9 @@ const ALREADY_USED_MESSAGES = {
   x402: 'This payment already bought a delivery',
   /** An x402 payload whose transaction was claimed with the proof headers. */
   'claimed-as-proof': 'This transaction was claimed through the proof headers',
-  proof: 'This payment has already bought a delivery; pay again for another'
+  proof: 'This payment has already bought a delivery; pay again for another',
+  /** A payment refunded (or being refunded): it buys nothing. */
+  refunded: 'This payment was refunded; it buys nothing'
 } as const
 
 export function paymentAlreadyUsed (by: keyof typeof ALREADY_USED_MESSAGES): Refusal {
