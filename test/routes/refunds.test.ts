@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
-import { createKeyPairSignerFromBytes, type Address, type KeyPairSigner } from '@solana/kit'
+import { createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { signRefundRequest } from '../../lib/refunds/refund-message.js'
 import { createRefundTransfer } from '../../lib/refunds/refund-transfer.js'
 import { createRefunder } from '../../lib/refunds/refunder.js'
+import { clockedStore } from '../../db/clocked-store.js'
+import type { BuildRefund } from '../../lib/refunds/refund-transfer.js'
 import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { sendTransaction } from '../../lib/x402/settlement.js'
 import { proofHeaders, startPaidChain, tokenBalanceOf } from '../fixtures/paid-chain.js'
@@ -288,38 +290,69 @@ t.test('refunds whose transaction can never land: the chain decides, one new tra
     t.equal(await balance(dead.buyer.address), dead.before + PRICE, 'one refund, read on chain')
   })
 
-  t.test('a first send refused because its blockhash expired meanwhile: the chain, not the node, says never; one new transfer', async t => {
+  // A store of their own (its database no app reconciles in the background), read on the test's clock.
+  const own = clockedStore((await import('../../db/sqlite/sqlite-store.js')).createSqliteStore(join(dir, 'refunder.db')), clock)
+  t.teardown(() => own.close())
+
+  /** A payment to the merchant never presented (so never delivered) and a refunder of it, whose transactions `buildRefund` makes. */
+  async function undelivered (buildRefund: BuildRefund) {
     const buyer = await paid.newBuyer(1_000_000n)
     const signature = await paid.pay(buyer, PRICE, { to: merchant.address })
-    priceApi.fail({ mode: 'error', status: 500, path: '/price/v3' })
-    t.equal((await one.inject({ url: '/api/fetch-price/JUP', headers: proofHeaders(signature, buyer.address) })).statusCode, 502)
-    priceApi.fail(null)
-    const before = await balance(buyer.address)
-    const built: string[] = []
-    // The chain moves on between building and sending (a slow instance): the send meets an expired blockhash.
     const refunder = createRefunder({
       rpc,
-      refunds: one.store.refunds,
+      refunds: own.refunds,
       payTo: merchant.address,
       mint: paid.mint,
       x402FeePayer: feePayer.address,
       commitment: 'confirmed',
       windowMs: WINDOW_SECONDS * 1000,
       leaseMs: 60_000,
-      confirmTimeoutMs: 5_000,
-      buildRefund: async (payment, destination, amount) => {
-        const refund = await buildRefund(payment, destination, amount)
-        built.push(refund.signature)
-        if (built.length === 1) paid.chain.advanceSlots(Number(refund.lastValidBlockHeight - await rpc.getBlockHeight().send()) + 1)
-        return refund
-      }
+      confirmTimeoutMs: 500,
+      buildRefund
     })
-    const first = await refunder.request({ txHash: signature, payer: buyer.address, amount: PRICE, idempotencyKey: randomUUID(), reason: 'slow' })
-    t.same(first, { status: 'pending', refundTxHash: built[0] }, 'pending: the node refused it')
-    t.match(await one.store.refunds.get(signature), { status: 'failed', refundSignature: built[0] }, 'expired on chain and unseen: failed')
+    const request = async () => await refunder.request({ txHash: signature, payer: buyer.address, amount: PRICE, idempotencyKey: randomUUID(), reason: 'never delivered' })
+    return { buyer, signature, refunder, request, before: await balance(buyer.address) }
+  }
+
+  t.test('a first send refused because its blockhash expired meanwhile: the chain, not the node, says never; one new transfer', async t => {
+    const built: string[] = []
+    // The chain moves on between building and sending (a slow instance): the send meets an expired blockhash.
+    const { buyer, signature, refunder, request, before } = await undelivered(async (payment, destination, amount) => {
+      const refund = await buildRefund(payment, destination, amount)
+      built.push(refund.signature)
+      if (built.length === 1) paid.chain.advanceSlots(Number(refund.lastValidBlockHeight - await rpc.getBlockHeight().send()) + 1)
+      return refund
+    })
+    t.same(await request(), { status: 'pending', refundTxHash: built[0] }, 'pending: the node refused it')
+    t.match(await own.refunds.get(signature), { status: 'failed', refundSignature: built[0] }, 'expired on chain and unseen: failed')
     t.equal(await refunder.reconcile(), 1, 'the reconciler takes it')
     t.equal(built.length, 2, 'one new transaction')
-    t.match(await one.store.refunds.get(signature), { status: 'executed', refundSignature: built[1] })
+    t.match(await own.refunds.get(signature), { status: 'executed', refundSignature: built[1] })
+    t.equal(await balance(buyer.address), before + PRICE, 'one refund, read on chain')
+  })
+
+  t.test('a first send refused in preflight while its blockhash is valid: still sent, rebuilt only once the chain says it can never land', async t => {
+    // A fee payer without SOL: the node refuses the first transaction in preflight (it would not say so of a second).
+    const unfunded = await generateKeyPairSigner()
+    const built: Array<{ signature: string, lastValidBlockHeight: bigint }> = []
+    const withoutFees = createRefundTransfer({ rpc, merchant, feePayer: unfunded, mint: paid.mint })
+    const { buyer, signature, refunder, request, before } = await undelivered(async (payment, destination, amount) => {
+      const refund = await (built.length === 0 ? withoutFees : buildRefund)(payment, destination, amount)
+      built.push(refund)
+      return refund
+    })
+    t.same(await request(), { status: 'pending', refundTxHash: built[0].signature }, 'pending: the node refused it')
+    t.match(await own.refunds.get(signature), { status: 'sent', refundSignature: built[0].signature }, 'one node\'s refusal decides nothing')
+    offsetMs = 61_000
+    t.teardown(() => { offsetMs = 0 })
+    t.equal(await refunder.reconcile(), 1, 'its lease over, the reconciler asks the chain')
+    t.equal(built.length, 1, 'its blockhash still valid: the recorded bytes sent again, nothing built')
+    t.match(await own.refunds.get(signature), { status: 'sent', refundSignature: built[0].signature })
+    paid.chain.advanceSlots(Number(built[0].lastValidBlockHeight - await rpc.getBlockHeight().send()) + 1)
+    offsetMs = 130_000
+    t.equal(await refunder.reconcile(), 1)
+    t.equal(built.length, 2, 'expired and unseen: one new transaction')
+    t.match(await own.refunds.get(signature), { status: 'executed', refundSignature: built[1].signature })
     t.equal(await balance(buyer.address), before + PRICE, 'one refund, read on chain')
   })
 })
