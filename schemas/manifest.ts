@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { SolanaAddress } from './common.js'
+import { RefundExtensionBody } from './refund-extension.js'
 import { EXAMPLE_PRODUCT } from './examples.js'
 
 export const ManifestService = Type.Object({
@@ -44,7 +45,8 @@ export const Manifest = Type.Object({
   }),
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
     description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature; a present one is always checked (additive)'
-  }))
+  })),
+  refund: Type.Optional(RefundExtensionBody)
 }, { $id: 'Manifest', additionalProperties: false, description: 'The merchant manifest served at /.well-known/agent.json' })
 
 export type ManifestBody = Static<typeof Manifest> & { services: Array<Static<typeof ManifestService>> }

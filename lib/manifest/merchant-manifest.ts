@@ -5,12 +5,16 @@ import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS } from '../payment/catalog.js
 import { AGENT_CARD_PATH } from '../../schemas/a2a.js'
 import type { NetworkName } from '../solana/networks.js'
 import type { TermsConfig } from './payment-terms.js'
+import { receiptBaseUrl } from '../receipts/did-document.js'
+import { refundExtension, type RefundSettings } from '../refunds/refund-extension.js'
 
 /** Path of the MCP endpoint (streamable HTTP), beside the HTTP routes on the same port. */
 export const MCP_PATH = '/mcp'
 
 /** The settings the manifest shows (config.ts's Config has them; lib/ names no config type). */
-interface ManifestConfig extends TermsConfig {
+interface ManifestConfig extends TermsConfig, RefundSettings {
+  PUBLIC_BASE_URL?: string
+  PORT: number
   AGENT_NAME: string
   AGENT_DESCRIPTION: string
   REQUIRE_WALLET_SIGNATURE: boolean
@@ -38,6 +42,8 @@ export function createManifestBuilder (config: ManifestConfig, catalogue: Catalo
     }
   })
 
+  // The 402's extensions.refund as it is (its endpoint on the receipts' base, whatever base asked).
+  const refund = refundExtension(config, receiptBaseUrl(config.PUBLIC_BASE_URL, config.PORT))
   return (base) => ({
     name: config.AGENT_NAME,
     description: config.AGENT_DESCRIPTION,
@@ -53,6 +59,7 @@ export function createManifestBuilder (config: ManifestConfig, catalogue: Catalo
     mcp_url: `${base}${MCP_PATH}`,
     a2a_card_url: `${base}${AGENT_CARD_PATH}`,
     mcp_bridge: `token-merchant mcp --merchant ${base}`,
-    proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional'
+    proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional',
+    ...(refund === undefined ? {} : refund)
   })
 }

@@ -5,6 +5,7 @@ import { proseList } from '../tools/tool-catalog.js'
 import { MCP_SESSION_HEADER, X402_PAYMENT_META_KEY } from '../../schemas/mcp.js'
 import { MCP_PATH } from './merchant-manifest.js'
 import type { ProductTerms } from './payment-terms.js'
+import type { RefundExtension } from '../refunds/refund-extension.js'
 
 /**
  * What the generated OpenAPI document needs beyond the route schemas for the machines that read it:
@@ -16,11 +17,12 @@ import type { ProductTerms } from './payment-terms.js'
 type Document = OpenApi.Document
 type Operation = OpenApi.OperationObject & { 'x-payment-info'?: unknown }
 
-/** `x-payment-info` of a paid operation: the price in decimal USD (the 402 asks atomic units), and how to pay. */
-export function paymentInfo (terms: ProductTerms) {
+/** `x-payment-info` of a paid operation: the price in decimal USD (the 402 asks atomic units), and how to pay (with the 402's extensions.refund when REFUNDS). */
+export function paymentInfo (terms: ProductTerms, refund?: RefundExtension) {
+  const x402 = { version: 2, scheme: 'exact', network: terms.network.v2, asset: terms.asset, payTo: terms.payTo, amount: terms.amount }
   return {
     price: { mode: 'fixed', currency: 'USD', amount: terms.price },
-    protocols: [{ x402: { version: 2, scheme: 'exact', network: terms.network.v2, asset: terms.asset, payTo: terms.payTo, amount: terms.amount } }]
+    protocols: [{ x402: refund === undefined ? x402 : { ...x402, extensions: refund } }]
   }
 }
 
@@ -144,6 +146,8 @@ export interface DiscoveryOptions {
   products: ProductTerms[]
   /** Where /llms.txt is: absolute with PUBLIC_BASE_URL, else relative to the document. */
   llmsTxtUrl: string
+  /** The 402's extensions.refund, when REFUNDS. */
+  refund?: RefundExtension
 }
 
 /** The document as the route schemas produced it, finished for crawlers and generators. */
@@ -157,7 +161,7 @@ export function finishDocument (document: Document, options: DiscoveryOptions): 
       // Authentication is declared per operation: none anywhere; payment is x-payment-info.
       operation.security = []
       const product = byPath.get(path)
-      if (product !== undefined) operation['x-payment-info'] = paymentInfo(product)
+      if (product !== undefined) operation['x-payment-info'] = paymentInfo(product, options.refund)
       linkEncodedHeaders(operation)
     }
   }

@@ -1,6 +1,11 @@
 import type { Address } from '@solana/kit'
 import { publicKeyBytes, type ReceiptKeys } from './receipt-keys.js'
 
+/** The base the receipts' resource URLs, the did:web and the refund endpoint are made of: PUBLIC_BASE_URL, or where a local run listens (did:web needs a host). */
+export function receiptBaseUrl (publicBaseUrl: string | undefined, port: number): string {
+  return (publicBaseUrl ?? `http://localhost:${port}`).replace(/\/+$/, '')
+}
+
 /** did:web of a base URL: the host, its port's colon percent-encoded, path segments joined by ':'. */
 export function didWebOf (baseUrl: string): string {
   const url = new URL(baseUrl)

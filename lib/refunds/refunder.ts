@@ -100,12 +100,10 @@ export function createRefunder (options: RefunderOptions) {
     // Recorded before it leaves: a crash after this line leaves a refund the chain is asked about.
     if (!await refunds.markSent(refund.payment, refund.holder, built)) return pending()
     const sent = await sendTransaction(rpc, built.wire)
+    // A preflight refusal is one node's word, not the chain's: the refund stays sent until the
+    // chain decides (it landed, it failed, or it can never land), as one taken over does.
     if (sent.sent === false) {
-      // The node's preflight refused it: not forwarded, nothing moved by it. A blockhash that
-      // expired is believed only once the chain, searched whole, has not seen the transaction.
-      if (sent.reason !== 'blockhash-expired' || (await statusOrUndefined(built.signature))?.state === 'unseen') {
-        await refunds.decide(refund.payment, built.signature, 'failed')
-      }
+      if (await neverLands(built.signature, built.lastValidBlockHeight)) await refunds.decide(refund.payment, built.signature, 'failed')
       return pending(built.signature)
     }
     return await confirm({ ...refund, status: 'sent', refundSignature: built.signature, wire: built.wire, lastValidBlockHeight: built.lastValidBlockHeight })
@@ -113,6 +111,18 @@ export function createRefunder (options: RefunderOptions) {
 
   async function statusOrUndefined (signature: string): Promise<ChainStatus | undefined> {
     return await chainStatus(rpc, signature, commitment).catch(() => undefined)
+  }
+
+  /**
+   * The chain's word that a sent transaction can never land: the finalized block height is past
+   * its blockhash's last valid height (read first: no block to come may take it), and then no
+   * node has seen it (not even processed). Anything unanswered is "it may still land".
+   */
+  async function neverLands (signature: string, lastValidBlockHeight: bigint | undefined): Promise<boolean> {
+    if (lastValidBlockHeight === undefined) return false
+    const height = await rpc.getBlockHeight({ commitment: 'finalized' }).send().catch(() => undefined)
+    if (height === undefined || height <= lastValidBlockHeight) return false
+    return (await statusOrUndefined(signature))?.state === 'unseen'
   }
 
   /**
@@ -126,9 +136,9 @@ export function createRefunder (options: RefunderOptions) {
     if (status === undefined) return pending(signature)
     if (status.state === 'landed' || status.state === 'failed') return await decided(refund, status)
     if (status.state === 'unseen') {
-      const height = await rpc.getBlockHeight({ commitment: 'confirmed' }).send().catch(() => undefined)
-      if (height !== undefined && height > (refund.lastValidBlockHeight ?? 0n) && (await statusOrUndefined(signature))?.state === 'unseen') {
-        await refunds.decide(refund.payment, signature, 'failed')
+      if (await neverLands(signature, refund.lastValidBlockHeight)) {
+        // Nothing moved and nothing can: one new transaction, built by whoever takes the failed refund first.
+        if (!await refunds.decide(refund.payment, signature, 'failed')) return pending(signature)
         const again = await refunds.takeOver(refund.payment, refund.holder, options.leaseMs)
         return again === undefined ? pending() : await carryOut(again)
       }

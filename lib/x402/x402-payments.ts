@@ -3,6 +3,7 @@ import { findAssociatedTokenPda } from '@solana-program/token'
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import type { PaidServiceName } from '../payment/catalog.js'
 import type { ReceiptSigner } from '../receipts/jws-signer.js'
+import type { RefundExtension } from '../refunds/refund-extension.js'
 import { createX402Library } from './library.js'
 import { paymentIdentifierExtensions } from './payment-identifier.js'
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type PaymentTerms } from './transaction-rules.js'
@@ -22,8 +23,8 @@ export interface X402PaymentsOptions extends X402MethodSettings {
   maxPriorityFeeLamports: bigint
   /** Signs the 402's offers and the settlement's receipt (offer-receipt extension; lib/receipts/). */
   receipts?: { signer: ReceiptSigner, resourceUrl: (resource: string) => string }
-  /** Advertised as extensions.refund (x402's refund extension proposal) when refunds are on (REFUNDS). */
-  refund?: { refundEndpoint: string, windowSeconds: number }
+  /** extensions.refund (x402's refund extension proposal) when refunds are on (REFUNDS): on every door's 402. */
+  refund?: RefundExtension
 }
 
 /**
@@ -59,7 +60,6 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     transferFee: createTransferFeeReader(options.rpc, mint)
   })
   const settle = createX402Settler(options)
-  const refundExtension = options.refund === undefined ? {} : { refund: { info: { ...options.refund, partialRefunds: false } } }
 
   function paymentRequired (service: PaidServiceName, resourceUrl: string, error?: string): PaymentRequired {
     return {
@@ -67,7 +67,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       ...(error === undefined ? {} : { error }),
       resource: { url: resourceUrl, description: options.catalogue.product(service).description, mimeType: 'application/json' },
       accepts: [requirementOf(service)],
-      extensions: { ...paymentIdentifierExtensions(), ...options.receipts?.signer.offerExtension(resourceUrl, [requirementOf(service)]), ...refundExtension }
+      extensions: { ...paymentIdentifierExtensions(), ...options.receipts?.signer.offerExtension(resourceUrl, [requirementOf(service)]), ...options.refund }
     }
   }
 

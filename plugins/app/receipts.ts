@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { ConfigError } from '../../config.js'
-import { didDocument, didWebOf, keyIdOf } from '../../lib/receipts/did-document.js'
+import { didDocument, didWebOf, keyIdOf, receiptBaseUrl } from '../../lib/receipts/did-document.js'
 import { createReceiptSigner, type ReceiptSigner } from '../../lib/receipts/jws-signer.js'
 import { defaultReceiptKeypairPath, loadReceiptKeys } from '../../lib/receipts/receipt-keys.js'
 import { inspectKeypairFile } from '../../lib/solana/keypair-policy.js'
@@ -20,8 +20,7 @@ declare module 'fastify' {
 
 export default fp(async (fastify) => {
   const { config } = fastify
-  // did:web needs a host: PUBLIC_BASE_URL, or where a local run listens.
-  const baseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')
+  const baseUrl = receiptBaseUrl(config.PUBLIC_BASE_URL, config.PORT)
   const did = didWebOf(baseUrl)
   const path = config.RECEIPT_KEYPAIR_PATH ?? defaultReceiptKeypairPath(config.MERCHANT_KEYPAIR_PATH)
   // The merchant keypair's file rules: valid, owner-only (refused in production, else a warning).

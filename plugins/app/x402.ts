@@ -8,7 +8,7 @@ import { x402Network } from '../../lib/x402/networks.js'
 import { createPayerFailureBudget } from '../../lib/x402/payer-failures.js'
 import { keepMerchantTokenAccount } from '../../lib/x402/token-account-keeper.js'
 import { createX402Payments, type X402Payments } from '../../lib/x402/x402-payments.js'
-import { REFUND_PATH } from '../../lib/refunds/refund-path.js'
+import { refundExtension } from '../../lib/refunds/refund-extension.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,6 +39,7 @@ export default fp(async (fastify) => {
   }
   const feePayer = feePayerKeys.signer
   const network = x402Network(config.x402Network)
+  const refund = refundExtension(config, fastify.receipts.baseUrl)
   const payments = await createX402Payments({
     catalogue: fastify.catalogue,
     rpc: solana.rpc,
@@ -55,7 +56,7 @@ export default fp(async (fastify) => {
     maxTimeoutSeconds: Math.min(config.PAYMENT_MAX_AGE_SECONDS, 300),
     maxPriorityFeeLamports: BigInt(config.X402_MAX_PRIORITY_FEE_LAMPORTS),
     receipts: fastify.receipts,
-    ...(config.REFUNDS ? { refund: { refundEndpoint: `${fastify.receipts.baseUrl}${REFUND_PATH}`, windowSeconds: config.REFUND_WINDOW_SECONDS } } : {}),
+    ...(refund === undefined ? {} : { refund }),
     redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY, unknownForMs: config.PAYMENT_LEASE_SECONDS * 1000 }),
     payerFailures: createPayerFailureBudget({
       limit: config.X402_PAYER_FAILURE_LIMIT,

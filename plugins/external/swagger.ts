@@ -6,6 +6,8 @@ import type { OpenAPIV3_1 as OpenApi } from 'openapi-types'
 import { entityTag, noneMatchHits } from '../../lib/http/entity-tag.js'
 import { finishDocument } from '../../lib/manifest/openapi-discovery.js'
 import { productTerms } from '../../lib/manifest/payment-terms.js'
+import { receiptBaseUrl } from '../../lib/receipts/did-document.js'
+import { refundExtension } from '../../lib/refunds/refund-extension.js'
 
 // The one HTML document the service serves: the policies that matter to a page, on top of the API set.
 const DOCS_HEADERS = {
@@ -22,7 +24,8 @@ const DOCS_HEADERS = {
 export default fp(async (fastify) => {
   const { PUBLIC_BASE_URL } = fastify.config
   const base = PUBLIC_BASE_URL?.replace(/\/+$/, '')
-  const discovery = { products: productTerms(fastify.config, fastify.catalogue), llmsTxtUrl: `${base ?? ''}/llms.txt` }
+  const refund = refundExtension(fastify.config, receiptBaseUrl(PUBLIC_BASE_URL, fastify.config.PORT))
+  const discovery = { products: productTerms(fastify.config, fastify.catalogue), llmsTxtUrl: `${base ?? ''}/llms.txt`, ...(refund === undefined ? {} : { refund }) }
   await fastify.register(swagger, {
     openapi: {
       // 3.1: a null branch is `{ type: 'null' }`, which every generator renders (3.0's nullable enum broke orval).

@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
-import { createKeyPairSignerFromBytes, type Address, type KeyPairSigner } from '@solana/kit'
+import { createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { signRefundRequest } from '../../lib/refunds/refund-message.js'
 import { createRefundTransfer } from '../../lib/refunds/refund-transfer.js'
+import { createRefunder } from '../../lib/refunds/refunder.js'
+import { clockedStore } from '../../db/clocked-store.js'
+import type { BuildRefund } from '../../lib/refunds/refund-transfer.js'
 import { generateKeypairBytes, writeKeypairFile } from '../../lib/solana/keypair-file.js'
 import { sendTransaction } from '../../lib/x402/settlement.js'
 import { proofHeaders, startPaidChain, tokenBalanceOf } from '../fixtures/paid-chain.js'
@@ -195,5 +198,161 @@ t.test('refunds of payments never delivered', async t => {
       t.match(res.json(), { status: 'executed', refundTxHash: built.signature }, `${sendIt ? 'sent' : 'never sent'}: the recorded transaction, landed`)
       t.equal(await balance(buyer.address), before + PRICE, 'one refund, read on chain')
     }
+  })
+})
+
+t.test('refunds whose transaction can never land: the chain decides, one new transfer, never two', async t => {
+  const paid = await startPaidChain(t)
+  const priceApi = await startPriceApi()
+  t.teardown(() => priceApi.stop())
+  const { feePayer, feePayerPath } = await createFeePayer(t, paid)
+  const dir = mkdtempSync(join(tmpdir(), 'refunds-expired-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const merchantPath = join(dir, 'merchant.json')
+  const bytes = generateKeypairBytes()
+  writeKeypairFile(merchantPath, bytes)
+  const merchant = await createKeyPairSignerFromBytes(bytes)
+  await paid.chain.createAta(paid.mint, merchant.address)
+  const env = {
+    ...paid.env,
+    PAYMENT_ADDRESS: merchant.address,
+    MERCHANT_KEYPAIR_PATH: merchantPath,
+    X402_FEE_PAYER_KEYPAIR_PATH: feePayerPath,
+    X402_NETWORK: 'solana-devnet',
+    PRICE_API_URL: priceApi.url,
+    PRICE_CACHE_TTL_MS: '0',
+    DATABASE_PATH: join(dir, 'merchant.db'),
+    REFUNDS: 'true',
+    REFUND_WINDOW_SECONDS: String(WINDOW_SECONDS),
+    REFUND_REQUEST_MAX: '1000'
+  }
+  let offsetMs = 0
+  const clock = () => Date.now() + offsetMs
+  const [one, two] = [await build(t, env, undefined, undefined, undefined, clock), await build(t, env, undefined, undefined, undefined, clock)]
+  const crashed = (await import('../../db/sqlite/sqlite-store.js')).createSqliteStore(env.DATABASE_PATH)
+  t.teardown(() => crashed.close())
+  const buildRefund = createRefundTransfer({ rpc: paid.chain.rpc, merchant, feePayer, mint: paid.mint })
+  const rpc = paid.chain.rpc
+  const balance = async (owner: Address) => await tokenBalanceOf(paid, owner)
+  const statusOf = async (signature: string) => (await rpc.getSignatureStatuses([signature as never], { searchTransactionHistory: true }).send()).value[0]
+
+  /** What a dead instance left: a refund marked sent with its signed transaction, the transaction never sent. */
+  async function deadRefund () {
+    const buyer = await paid.newBuyer(1_000_000n)
+    const signature = await paid.pay(buyer, PRICE, { to: merchant.address })
+    priceApi.fail({ mode: 'error', status: 500, path: '/price/v3' })
+    t.equal((await one.inject({ url: '/api/fetch-price/JUP', headers: proofHeaders(signature, buyer.address) })).statusCode, 502, 'the handler failed after the payment')
+    priceApi.fail(null)
+    const [destination] = await findAssociatedTokenPda({ owner: buyer.address, mint: paid.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    const idempotencyKey = randomUUID()
+    t.ok((await crashed.refunds.begin({ payment: signature, idempotencyKey, payer: buyer.address, destination, amount: PRICE, reason: 'expired', flow: 'proof', holder: 'dead', leaseMs: 60_000, paidAt: Date.now(), windowMs: WINDOW_SECONDS * 1000 })).begun)
+    const built = await buildRefund(signature, destination, PRICE)
+    t.equal(await crashed.refunds.markSent(signature, 'dead', built), true)
+    return { buyer, signature, idempotencyKey, built, before: await balance(buyer.address) }
+  }
+  /** The chain moves past the transaction's last valid block height: it can never land. */
+  async function expire (built: { wire: string, lastValidBlockHeight: bigint }) {
+    paid.chain.advanceSlots(Number(built.lastValidBlockHeight - await rpc.getBlockHeight().send()) + 1)
+    t.ok(await rpc.getBlockHeight({ commitment: 'finalized' }).send() > built.lastValidBlockHeight, 'the block height passed the blockhash\'s last valid one')
+  }
+
+  t.test('never sent, blockhash expired: two reconcilers at once, one rebuilds, one transfer', async t => {
+    const dead = await deadRefund()
+    await expire(dead.built)
+    t.match(await sendTransaction(rpc, dead.built.wire), { sent: false, reason: 'blockhash-expired' }, 'the recorded transaction can never land now')
+    offsetMs = 61_000
+    t.teardown(() => { offsetMs = 0 })
+    const taken = await Promise.all([one.refunds?.refunder.reconcile(), two.refunds?.refunder.reconcile()])
+    t.equal((taken[0] ?? 0) + (taken[1] ?? 0), 1, 'one instance took it')
+    const record = await one.store.refunds.get(dead.signature)
+    t.match(record, { status: 'executed', holder: String }, 'executed')
+    t.not(record?.refundSignature, dead.built.signature, 'by a new transaction')
+    t.equal(await statusOf(dead.built.signature), null, 'the expired one never landed')
+    t.match(await statusOf(record?.refundSignature as string), { err: null }, 'the new one did')
+    t.equal(await balance(dead.buyer.address), dead.before + PRICE, 'one refund, read on chain')
+
+    const signature = await signRefundRequest(dead.buyer, dead.signature, PRICE, dead.idempotencyKey)
+    const asked = await two.inject({ method: 'POST', url: '/api/refunds', payload: { x402Version: 2, paymentReference: { txHash: dead.signature, network: 'solana-devnet' }, payer: dead.buyer.address, amount: PRICE.toString(), reason: 'expired', idempotencyKey: dead.idempotencyKey, payerSignature: signature } })
+    t.match(asked.json(), { status: 'executed', refundTxHash: record?.refundSignature }, 'the buyer asking again: the new transaction')
+    t.same(await Promise.all([one.refunds?.refunder.reconcile(), two.refunds?.refunder.reconcile()]), [0, 0], 'nothing left to reconcile')
+    t.match(await sendTransaction(rpc, dead.built.wire), { sent: false }, 'the old bytes sent again: refused')
+    t.equal(await balance(dead.buyer.address), dead.before + PRICE, 'still one refund')
+  })
+
+  t.test('sent and landed, then its blockhash expired: landed, nothing rebuilt', async t => {
+    const dead = await deadRefund()
+    t.match(await sendTransaction(rpc, dead.built.wire), { sent: true })
+    await expire(dead.built)
+    offsetMs = 61_000
+    t.teardown(() => { offsetMs = 0 })
+    t.equal(await one.refunds?.refunder.reconcile(), 1)
+    t.match(await one.store.refunds.get(dead.signature), { status: 'executed', refundSignature: dead.built.signature }, 'the recorded transaction')
+    t.equal(await balance(dead.buyer.address), dead.before + PRICE, 'one refund, read on chain')
+  })
+
+  // A store of their own (its database no app reconciles in the background), read on the test's clock.
+  const own = clockedStore((await import('../../db/sqlite/sqlite-store.js')).createSqliteStore(join(dir, 'refunder.db')), clock)
+  t.teardown(() => own.close())
+
+  /** A payment to the merchant never presented (so never delivered) and a refunder of it, whose transactions `buildRefund` makes. */
+  async function undelivered (buildRefund: BuildRefund) {
+    const buyer = await paid.newBuyer(1_000_000n)
+    const signature = await paid.pay(buyer, PRICE, { to: merchant.address })
+    const refunder = createRefunder({
+      rpc,
+      refunds: own.refunds,
+      payTo: merchant.address,
+      mint: paid.mint,
+      x402FeePayer: feePayer.address,
+      commitment: 'confirmed',
+      windowMs: WINDOW_SECONDS * 1000,
+      leaseMs: 60_000,
+      confirmTimeoutMs: 500,
+      buildRefund
+    })
+    const request = async () => await refunder.request({ txHash: signature, payer: buyer.address, amount: PRICE, idempotencyKey: randomUUID(), reason: 'never delivered' })
+    return { buyer, signature, refunder, request, before: await balance(buyer.address) }
+  }
+
+  t.test('a first send refused because its blockhash expired meanwhile: the chain, not the node, says never; one new transfer', async t => {
+    const built: string[] = []
+    // The chain moves on between building and sending (a slow instance): the send meets an expired blockhash.
+    const { buyer, signature, refunder, request, before } = await undelivered(async (payment, destination, amount) => {
+      const refund = await buildRefund(payment, destination, amount)
+      built.push(refund.signature)
+      if (built.length === 1) paid.chain.advanceSlots(Number(refund.lastValidBlockHeight - await rpc.getBlockHeight().send()) + 1)
+      return refund
+    })
+    t.same(await request(), { status: 'pending', refundTxHash: built[0] }, 'pending: the node refused it')
+    t.match(await own.refunds.get(signature), { status: 'failed', refundSignature: built[0] }, 'expired on chain and unseen: failed')
+    t.equal(await refunder.reconcile(), 1, 'the reconciler takes it')
+    t.equal(built.length, 2, 'one new transaction')
+    t.match(await own.refunds.get(signature), { status: 'executed', refundSignature: built[1] })
+    t.equal(await balance(buyer.address), before + PRICE, 'one refund, read on chain')
+  })
+
+  t.test('a first send refused in preflight while its blockhash is valid: still sent, rebuilt only once the chain says it can never land', async t => {
+    // A fee payer without SOL: the node refuses the first transaction in preflight (it would not say so of a second).
+    const unfunded = await generateKeyPairSigner()
+    const built: Array<{ signature: string, lastValidBlockHeight: bigint }> = []
+    const withoutFees = createRefundTransfer({ rpc, merchant, feePayer: unfunded, mint: paid.mint })
+    const { buyer, signature, refunder, request, before } = await undelivered(async (payment, destination, amount) => {
+      const refund = await (built.length === 0 ? withoutFees : buildRefund)(payment, destination, amount)
+      built.push(refund)
+      return refund
+    })
+    t.same(await request(), { status: 'pending', refundTxHash: built[0].signature }, 'pending: the node refused it')
+    t.match(await own.refunds.get(signature), { status: 'sent', refundSignature: built[0].signature }, 'one node\'s refusal decides nothing')
+    offsetMs = 61_000
+    t.teardown(() => { offsetMs = 0 })
+    t.equal(await refunder.reconcile(), 1, 'its lease over, the reconciler asks the chain')
+    t.equal(built.length, 1, 'its blockhash still valid: the recorded bytes sent again, nothing built')
+    t.match(await own.refunds.get(signature), { status: 'sent', refundSignature: built[0].signature })
+    paid.chain.advanceSlots(Number(built[0].lastValidBlockHeight - await rpc.getBlockHeight().send()) + 1)
+    offsetMs = 130_000
+    t.equal(await refunder.reconcile(), 1)
+    t.equal(built.length, 2, 'expired and unseen: one new transaction')
+    t.match(await own.refunds.get(signature), { status: 'executed', refundSignature: built[1].signature })
+    t.equal(await balance(buyer.address), before + PRICE, 'one refund, read on chain')
   })
 })

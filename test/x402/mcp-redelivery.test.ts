@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { PRICE_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
 import { BUYER_TOKENS, PRICE, startMerchant, until } from '../fixtures/cluster-merchant.js'
+import { assertOriginalReceipt } from '../fixtures/original-receipt.js'
 import { transactionIdOf } from '../fixtures/x402-payment.js'
 import { sqliteOf } from '../helper.js'
 
@@ -173,6 +174,7 @@ t.test('cancelled (AbortSignal) while settlement is under way: moved once, the s
   t.match(structured(again).data, { mintSymbol: 'SOL', vsTokenSymbol: 'USDC' }, 'the price document')
   t.equal(again._meta?.[REDELIVERED], true, '_meta says it is a re-delivery')
   t.match(again._meta?.[RECEIPT], { success: true, transaction: signature, payer: buyer.address, network: DEVNET }, 'the original receipt')
+  await assertOriginalReceipt(t, m.app, signature, again._meta?.[RECEIPT])
   t.same(await m.balances(buyer.address), paid, 'nothing charged again')
   t.equal(m.cluster.forwardedSends(), forwarded + 1, 'one transaction reached the chain')
   t.match(await auditSays(signature, 'DELIVERED'), [{ outcome: 'DELIVERED', flow: 'mcp' }], 'one audit row, now DELIVERED')

@@ -6,6 +6,7 @@ import type { SqliteStore } from '../../db/sqlite/sqlite-store.js'
 import { requestKey } from '../../lib/contract/request-key.js'
 import { signProof } from '../../lib/payment/wallet-signature.js'
 import { BUYER_TOKENS, DATA, PRICE, startMerchant, until } from '../fixtures/cluster-merchant.js'
+import { assertOriginalReceipt } from '../fixtures/original-receipt.js'
 import { proofHeaders } from '../fixtures/paid-chain.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
 import { base64Json, paymentRequiredOf } from '../fixtures/x402-payment.js'
@@ -91,6 +92,7 @@ t.test('x402: the client leaves during a slow settlement; the same payload fetch
       t.same(again.body, DATA)
       t.equal(again.redelivered, 'true', 'marked as a re-delivery')
       t.match(again.receipt, { success: true, transaction: signature, payer: buyer.address }, 'the original receipt')
+      await assertOriginalReceipt(t, m.app, signature, again.receipt)
       t.equal(runs.count, 0, 'nothing computed again')
       await until(async () => await auditOutcome(m.app, signature) === 'DELIVERED')
 
@@ -135,6 +137,7 @@ t.test('pay-then-prove: a lost answer comes again for the same signature, payer 
   t.same(again.body, DATA)
   t.equal(again.redelivered, 'true')
   t.match(again.receipt, { transaction: signature, payer: buyer.address })
+  await assertOriginalReceipt(t, m.app, signature, again.receipt)
   const used = await getWith(m, proof)
   t.equal(used.status, 402)
   t.equal(used.body.code, 'PAYMENT_ALREADY_USED', 'delivered: used')

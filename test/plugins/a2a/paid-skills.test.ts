@@ -13,6 +13,7 @@ import { PriceRecord, PriceResponse } from '../../../schemas/price.js'
 import { TokenAnalysis } from '../../../schemas/token-analysis.js'
 import { MODELS } from '../../../schemas/index.js'
 import { a2aBuyer, artifactOf, DEVNET, payloadFor, X402_ACTIVATED, x402Of } from '../../fixtures/a2a-client.js'
+import { assertOriginalReceipt } from '../../fixtures/original-receipt.js'
 import { startX402Merchant } from '../../fixtures/x402-merchant.js'
 import { sqliteOf } from '../../helper.js'
 import { buyPriceThroughA2a } from '../../../client/examples/a2a-buy.js'
@@ -279,6 +280,7 @@ t.test('a returnImmediately purchase nobody read: the same payment on a new task
   t.equal(again.metadata?.['token-merchant/redelivered'], true)
   t.match(artifactOf(again), { data: { mintSymbol: 'SOL' } })
   t.match(x402Of(again)['x402.payment.receipts'], [{ transaction: signature }], 'the original receipt')
+  await assertOriginalReceipt(t, m.app, signature, x402Of(again)['x402.payment.receipts'][0])
   t.equal(await m.merchantBalance() - before, 50_000n, 'charged once')
   t.match(await outcomeBecomes(signature, 'DELIVERED'), [{ outcome: 'DELIVERED' }], 'its one row now says delivered')
 })
