@@ -7,8 +7,8 @@ import { Type } from '@sinclair/typebox'
  */
 export const RefundExtensionBody = Type.Object({
   info: Type.Object({
-    refundEndpoint: Type.String({ format: 'uri', description: 'where POST refund requests go (REFUNDS)', examples: ['https://merchant.example/api/refunds'] }),
-    windowSeconds: Type.Integer({ minimum: 1, description: 'how long after a payment landed its refund may be asked for (REFUND_WINDOW_SECONDS)' }),
+    refundEndpoint: Type.String({ format: 'uri', description: 'where POST refund requests go', examples: ['https://merchant.example/api/refunds'] }),
+    windowSeconds: Type.Integer({ minimum: 1, description: 'how long after a payment landed its refund may be asked for, in seconds' }),
     partialRefunds: Type.Literal(false, { description: 'a refund returns the whole amount settled' })
   }, { additionalProperties: false })
-}, { additionalProperties: false, description: 'present when the merchant refunds payments never delivered (REFUNDS): the 402\'s extensions.refund, the same object (additive)' })
+}, { additionalProperties: false, description: 'present when the merchant refunds payments never delivered: the 402\'s extensions.refund, the same object (additive)' })
