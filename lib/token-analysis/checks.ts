@@ -56,7 +56,9 @@ const CHECK_OF: Record<RiskCode, string | readonly string[]> = {
   SERIAL_CREATOR: 'creator',
   // The liquidity part (pools/).
   LP_UNLOCKED: 'liquidity',
-  NO_POOL: 'liquidity'
+  NO_POOL: 'liquidity',
+  // The bonding curve part (curve/).
+  ON_BONDING_CURVE: 'bonding_curve'
 }
 
 export interface CheckFacts {

@@ -1,5 +1,6 @@
 import { LAUNCH_RULES } from './launch/launch-rules.js'
 import { LIQUIDITY_RULES } from './pools/liquidity-rules.js'
+import { CURVE_RULES } from './curve/curve-rules.js'
 
 /**
  * The one table behind risk_score: every finding the analysis can report, its level, the points it
@@ -92,7 +93,9 @@ export const RISK_RULES = {
   // The launch, holder clusters and creator parts (launch/launch-rules.ts).
   ...LAUNCH_RULES,
   // The liquidity part (pools/liquidity-rules.ts).
-  ...LIQUIDITY_RULES
+  ...LIQUIDITY_RULES,
+  // The bonding curve part (curve/curve-rules.ts).
+  ...CURVE_RULES
 } as const satisfies Record<string, RiskRule>
 
 export type RiskCode = keyof typeof RISK_RULES

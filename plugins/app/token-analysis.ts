@@ -5,6 +5,7 @@ import { ANALYSIS_RPC_ROUNDS } from '../../lib/catalogue/analyze-token.js'
 import { createMarketReader } from '../../lib/token-analysis/market.js'
 import { createLaunchParts } from '../../lib/token-analysis/launch/launch-parts.js'
 import { createLiquidityPart } from '../../lib/token-analysis/pools/liquidity-part.js'
+import { createCurvePart } from '../../lib/token-analysis/curve/curve-part.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,6 +36,6 @@ export default fp(async (fastify) => {
     // The two rounds of data RPC reads the shutdown grace allows an analysis (ANALYSIS_RPC_ROUNDS):
     // a simulation still running past them is given up as unavailable.
     transferSimulation: { budgetMs: ANALYSIS_RPC_ROUNDS * fastify.config.dataRpcTimeoutMs },
-    parts: [...createLaunchParts({ rpc: data.rpc, store: fastify.store.launchFacts, network: data.network }), createLiquidityPart({ rpc: data.rpc, network: data.network })]
+    parts: [...createLaunchParts({ rpc: data.rpc, store: fastify.store.launchFacts, network: data.network }), createLiquidityPart({ rpc: data.rpc, network: data.network }), createCurvePart({ rpc: data.rpc })]
   }))
 }, { name: 'token-analysis', fastify: '5.x', dependencies: ['config', 'solana', 'store'] })
