@@ -5,6 +5,7 @@ import type { LaunchFactsRepository } from './contracts/launch-facts.js'
 import type { PaymentClaims } from './contracts/payment-claims.js'
 import type { RegistryRepository } from './contracts/registry-repository.js'
 import type { ReputationQueries } from './contracts/reputation-queries.js'
+import type { ServiceSecrets } from './contracts/service-secrets.js'
 
 export type StoreEngine = 'sqlite' | 'postgres'
 
@@ -26,6 +27,8 @@ export interface Store {
   readonly a2aTasks: A2aTaskRepository
   /** Launch facts of analysed mints (lib/token-analysis/launch/). */
   readonly launchFacts: LaunchFactsRepository
+  /** Secrets every instance sharing the store agrees on (the MPP challenge key). */
+  readonly secrets: ServiceSecrets
   /** True when the database answers a trivial query now. */
   isHealthy (): Promise<boolean>
   /**
