@@ -11,7 +11,7 @@ import { createX402Payments, type X402Payments } from '../../lib/x402/x402-payme
 declare module 'fastify' {
   interface FastifyInstance {
     /** The standard x402 flow (exact scheme, v1 and v2), the merchant acting as its own facilitator. */
-    x402: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle'> & {
+    x402: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'verifyAndClaimTransaction' | 'settle'> & {
       /** The x402 network, in both spellings. */
       network: { v1: string, v2: string }
       feePayer: { address: string, state: () => FeePayerState }
@@ -70,6 +70,7 @@ export default fp(async (fastify) => {
   fastify.decorate('x402', {
     paymentRequired: payments.paymentRequired,
     verifyAndClaim: payments.verifyAndClaim,
+    verifyAndClaimTransaction: payments.verifyAndClaimTransaction,
     settle: payments.settle,
     network,
     feePayer: { address: feePayer.address, state: monitor.state }
