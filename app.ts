@@ -13,6 +13,7 @@ import a2a from './plugins/app/a2a.js'
 import requestLog from './plugins/app/request-log.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
+import { cachedSerializerFactory } from './lib/http/serializer-cache.js'
 import payment from './plugins/app/payment.js'
 import paywall from './plugins/app/paywall.js'
 import x402 from './plugins/app/x402.js'
@@ -20,6 +21,8 @@ import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
 import responseHeaders from './plugins/app/response-headers.js'
 import reputation from './plugins/app/reputation.js'
+import refunds from './plugins/app/refunds.js'
+import { REFUND_PATH } from './lib/refunds/refund-path.js'
 import receipts from './plugins/app/receipts.js'
 import solanaRpc from './plugins/app/solana.js'
 import store from './plugins/app/store.js'
@@ -38,6 +41,7 @@ import discoveryRoutes from './routes/discovery/index.js'
 import healthRoutes from './routes/health/index.js'
 import manifestRoutes from './routes/manifest/index.js'
 import paywallRoutes from './routes/paywall/index.js'
+import refundRoutes from './routes/api/refunds/index.js'
 import registryRoutes from './routes/registry/index.js'
 import reputationRoutes from './routes/reputation/index.js'
 import { MODELS } from './schemas/index.js'
@@ -95,7 +99,8 @@ function serverOptions (config: Config, log: Logger): FastifyServerOptions {
     // `Connection: close`, rather than refused (lib/http/connection-drain.ts).
     return503OnClosing: false,
     pluginTimeout: pluginTimeoutOf(config),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } }
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array' } },
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } }
   }
 }
 
@@ -143,6 +148,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(tokenAnalysis)
   await fastify.register(registry)
   await fastify.register(reputation)
+  // Refunds of payments never delivered (REFUNDS): after x402, whose fee payer pays their fees.
+  await fastify.register(refunds)
   // After the payment gate (its hooks run first, so payment outcomes are final) and before the routes it counts.
   await fastify.register(metrics)
   // The same products as MCP tools, on POST /mcp.
@@ -158,6 +165,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(productRoutes)
   await fastify.register(registryRoutes, { prefix: '/registry' })
   await fastify.register(reputationRoutes, { prefix: '/reputation' })
+  if (fastify.refunds !== undefined) await fastify.register(refundRoutes, { prefix: REFUND_PATH })
   // The payment page's files and its transaction preparer (PAYWALL).
   if (fastify.paywall !== undefined) {
     await fastify.register(paywallRoutes, { prefix: '/paywall' })

@@ -60,6 +60,8 @@ export const ERROR_CODES = {
   URI_TOO_LONG: { status: 414, meaning: 'the request target is too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'the body has a content type the route does not read' },
   NOT_A_TOKEN_MINT: { status: 422, meaning: 'analyze-token: the account exists but is not a token mint' },
+  REFUND_NETWORK_MISMATCH: { status: 422, meaning: 'refunds: `paymentReference.network` is not the network this merchant is paid on; nothing was read or kept' },
+  REFUND_PARTIAL_UNSUPPORTED: { status: 422, meaning: 'refunds: `amount` is less than the payment settled and partialRefunds is false; `settled` says what to ask for. Nothing moved' },
   PAYER_BLOCKED: { status: 429, meaning: 'x402: payments from this wallet failed at settlement more than X402_PAYER_FAILURE_LIMIT times in the window (each cost the fee payer); retry after `Retry-After`', buyerMeaning: 'x402: payments from this wallet failed at settlement more times in the window than the merchant allows (each cost the fee payer); retry after `Retry-After`' },
   RATE_LIMITED: { status: 429, meaning: 'too many requests from this client in the window; retry after `Retry-After`' },
   HEADERS_TOO_LARGE: { status: 431, meaning: 'the request headers are too large' },

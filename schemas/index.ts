@@ -6,6 +6,7 @@ import * as manifest from './manifest.js'
 import * as payment from './payment.js'
 import * as paywall from './paywall.js'
 import * as price from './price.js'
+import * as refunds from './refunds.js'
 import * as registry from './registry.js'
 import * as reputation from './reputation.js'
 import { OPERATION_ERROR_MODELS } from './responses.js'
@@ -17,7 +18,7 @@ function isModel (value: unknown): value is TSchema {
 }
 
 /** Every named model (each exported schema with a `$id`), registered once with fastify.addSchema. */
-export const MODELS: TSchema[] = [discovery, error, health, manifest, payment, paywall, price, registry, reputation, tokenAnalysis, x402]
+export const MODELS: TSchema[] = [discovery, error, health, manifest, payment, paywall, price, refunds, registry, reputation, tokenAnalysis, x402]
   .flatMap(module => Object.values(module))
   .filter(isModel)
   .concat(OPERATION_ERROR_MODELS)

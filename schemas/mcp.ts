@@ -27,7 +27,7 @@ export const ToolPaymentRequired = Type.Object({
   code: Type.Optional(Type.String({ description: 'why payment is asked again: PAYMENT_REQUIRED, or the stable code of what was wrong with the payment sent' })),
   retryAfterSeconds: Type.Optional(Type.Integer({ minimum: 0, description: 'send the same payment again after this many seconds' })),
   resource: Type.Object({
-    url: Type.String({ description: `the tool, e.g. mcp://tools/${EXAMPLE_PRODUCT.tool}` }),
+    url: Type.String({ description: `the tool, e.g. mcp://tool/${EXAMPLE_PRODUCT.tool}` }),
     description: Type.Optional(Type.String()),
     mimeType: Type.Optional(Type.String())
   }, { additionalProperties: true }),

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { SolanaAddress } from './common.js'
 import { ref } from './ref.js'
+import { USDC_MAINNET_MINT } from './networks.js'
 
 /**
  * What a caller may write for a token (`:token`, `?vs=`): a symbol of 1 to 20 letters, digits,
@@ -21,7 +22,7 @@ const Mint = (description: string, example: string) =>
 export const PriceRecord = Type.Object({
   id: Mint('mint of the priced token (mainnet)', 'So11111111111111111111111111111111111111112'),
   mintSymbol: Type.String({ description: 'symbol of the priced token', examples: ['SOL'] }),
-  vsToken: Mint('mint of the quote token (mainnet); USDC unless `vs` chose another', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
+  vsToken: Mint('mint of the quote token (mainnet); USDC unless `vs` chose another', USDC_MAINNET_MINT),
   vsTokenSymbol: Type.String({ description: 'symbol of the quote token', examples: ['USDC'] }),
   price: Type.Number({
     minimum: 0,
@@ -44,7 +45,7 @@ export const PriceRecord = Type.Object({
   examples: [{
     id: 'So11111111111111111111111111111111111111112',
     mintSymbol: 'SOL',
-    vsToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    vsToken: USDC_MAINNET_MINT,
     vsTokenSymbol: 'USDC',
     price: 147.4947494749,
     usdPrice: 147.48,

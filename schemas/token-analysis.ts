@@ -4,6 +4,7 @@ import { ref } from './ref.js'
 import { NETWORK_NAMES } from './networks.js'
 import { TOKEN_ANALYSIS_EXAMPLE } from './token-analysis-example.js'
 import { Creator, HolderClusters, Launch } from './token-analysis-launch.js'
+import { Liquidity } from './token-analysis-liquidity.js'
 
 const Address = (description: string) => Type.String({ pattern: SolanaAddress.pattern, description })
 // BaseUnits without its `examples`, which OpenAPI 3.0 refuses inside the anyOf of TokenExtension.
@@ -273,7 +274,7 @@ export const TransferSimulation = Type.Object({
 })
 
 export const CheckEntry = Type.Object({
-  check: Type.String({ description: 'what was checked: mint_authority, freeze_authority, authority_holders (who holds each power), extension:<type>, metadata, supply, holders, issuer, market, sell_quote, transfer_simulation, launch, holder_clusters, creator', examples: ['holders'] }),
+  check: Type.String({ description: 'what was checked: mint_authority, freeze_authority, authority_holders (who holds each power), extension:<type>, metadata, supply, holders, issuer, market, sell_quote, transfer_simulation, launch, holder_clusters, creator, liquidity', examples: ['holders'] }),
   status: Type.Union([Type.Literal('passed'), Type.Literal('flagged'), Type.Literal('unavailable'), Type.Literal('not_applicable')], {
     description: 'passed: read, nothing found; flagged: read, see `risks`; unavailable: could not be read (see reason); not_applicable: does not apply to this token or cluster'
   }),
@@ -305,6 +306,7 @@ export const TokenAnalysis = Type.Object({
   transfer_simulation: ref(TransferSimulation),
   launch: Type.Optional(Launch),
   creator: Type.Optional(Creator),
+  liquidity: Type.Optional(Liquidity),
   checks: Type.Array(ref(CheckEntry), { description: 'every check run, in a fixed order, with its outcome and source: what was checked and what could not be' }),
   risks: Type.Array(ref(Risk), { description: 'every finding, heaviest first' }),
   slot: Type.Integer({ description: 'slot at which the mint (and its metadata) was read; the same mint at the same slot gets the same answer' })

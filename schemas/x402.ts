@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { USDC_DEVNET_MINT } from './networks.js'
 import { EXAMPLE_PRODUCT } from './examples.js'
 
 /**
@@ -13,7 +14,7 @@ export const X402PaymentRequirements = Type.Object({
   scheme: Type.Literal('exact'),
   network: Type.String({ description: 'CAIP-2 network id', examples: ['solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'] }),
   amount: Type.String({ pattern: '^[0-9]+$', description: 'price in base units of the asset', examples: ['50000'] }),
-  asset: Type.String({ description: 'mint of the payment token', examples: ['4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'] }),
+  asset: Type.String({ description: 'mint of the payment token', examples: [USDC_DEVNET_MINT] }),
   payTo: Type.String({ description: 'wallet that receives the payment (owner of the receiving token account)' }),
   maxTimeoutSeconds: Type.Integer({ description: 'how long the payment may take' }),
   extra: Type.Object({

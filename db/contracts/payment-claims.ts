@@ -60,9 +60,10 @@ export interface KeptAnswer extends Omit<AnswerToKeep, 'retentionMs'> {
 
 /**
  * Where a claimed payment stands. 'pending': held, nothing sent; 'sent': a transaction for it may
- * be on its way, only the chain's verdict frees it; 'redeemed': delivered, spent for good.
+ * be on its way, only the chain's verdict frees it; 'redeemed': delivered, spent for good;
+ * 'refunded': a refund began (db/contracts/refunds.ts), so it never buys.
  */
-export type ClaimStatus = 'pending' | 'sent' | 'redeemed'
+export type ClaimStatus = 'pending' | 'sent' | 'redeemed' | 'refunded'
 
 export interface ClaimState {
   status: ClaimStatus

@@ -5,6 +5,7 @@ import { createLaunchFacts } from './launch-facts.js'
 import { createServiceSecrets } from './service-secrets.js'
 import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
+import { createRefunds } from './refunds.js'
 import { createRegistryRepository } from './registry-repository.js'
 import { createReputationQueries } from './reputation-queries.js'
 import { createSqliteDeliveryEvidence } from './delivery-evidence.js'
@@ -51,6 +52,7 @@ export function createSqliteStore (path: string, options: SqliteStoreOptions = {
     a2aTasks: createA2aTasks(db),
     launchFacts: createLaunchFacts(db),
     secrets: createServiceSecrets(db),
+    refunds: createRefunds(db),
     async isHealthy () {
       try {
         return db.prepare('SELECT 1').pluck().get() === 1

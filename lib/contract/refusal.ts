@@ -99,7 +99,9 @@ const ALREADY_USED_MESSAGES = {
   x402: 'This payment already bought a delivery',
   /** An x402 payload whose transaction was claimed with the proof headers. */
   'claimed-as-proof': 'This transaction was claimed through the proof headers',
-  proof: 'This payment has already bought a delivery; pay again for another'
+  proof: 'This payment has already bought a delivery; pay again for another',
+  /** A payment refunded (or being refunded): it buys nothing. */
+  refunded: 'This payment was refunded; it buys nothing'
 } as const
 
 export function paymentAlreadyUsed (by: keyof typeof ALREADY_USED_MESSAGES): Refusal {
@@ -131,3 +133,14 @@ export const internalError = (): Refusal => refusal('INTERNAL_ERROR', 'Internal 
 /** The buyer left (an MCP call cancelled, an A2A request closed) before anything was settled. */
 export const goneBeforeSettlement = (what: 'The call was cancelled' | 'The request was closed'): Refusal =>
   refusal('SERVICE_UNAVAILABLE', `${what} before settlement; nothing was charged`)
+
+/**
+ * The store or the node failed while the payment settled (a redeem after the money moved, a send
+ * whose fate is unknown): its code and wait stay, its message no longer says that nothing was
+ * charged, since the money may have moved: the same payment, retried, delivers once.
+ */
+export function settlementInterrupted (refused: Refusal | undefined): Refusal | undefined {
+  if (refused === undefined || (refused.code !== 'STORE_UNAVAILABLE' && refused.code !== 'RPC_UNAVAILABLE')) return refused
+  const what = refused.code === 'STORE_UNAVAILABLE' ? 'The database' : 'The Solana RPC node'
+  return { ...refused, message: `${what} failed while this payment settled, so it may have moved: retry the same payment shortly; it is delivered once, never charged twice` }
+}

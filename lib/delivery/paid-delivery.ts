@@ -3,7 +3,7 @@ import type { KeptAnswer, PaymentClaims } from '../../db/contracts/payment-claim
 import { loggableError } from '../errors/loggable-error.js'
 import { publishAttempt, publishSettlement } from '../metrics/events.js'
 import type { HeldPayment, Settled, SettlePayment } from '../contract/held-payment.js'
-import { internalError, paymentInProgress, refusalOf, type Refusal } from '../contract/refusal.js'
+import { internalError, paymentInProgress, refusalOf, settlementInterrupted, type Refusal } from '../contract/refusal.js'
 
 /** A product's name in the catalogue, as a held payment carries it. */
 type PaidServiceName = HeldPayment['service']
@@ -79,6 +79,20 @@ export interface Redelivered {
 /** The audit outcome of a payment whose money moved and whose answer did not reach the buyer: kept for re-delivery. */
 export const NOT_REACHED = 'CLIENT_ABORTED_AFTER_PAYMENT'
 
+/** The payment a kept answer was bought with, as a delivery of it through `flow` records it. */
+function keptPayment (answer: KeptAnswer, flow: AuditFlow): HeldPayment {
+  return {
+    signature: answer.signature,
+    claimId: '',
+    payer: answer.payer,
+    amount: answer.amount,
+    service: answer.service as PaidServiceName,
+    flow,
+    resource: answer.resource,
+    requestKey: answer.requestKey
+  }
+}
+
 /**
  * The paid-delivery lifecycle, the same for the proof headers, x402 over HTTP (v1, v2) and MCP:
  * claimed → (handler ran) → settled and redeemed → delivered, or given back. The claim's lease is
@@ -120,16 +134,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
   function redelivered (answer: KeptAnswer, flow: AuditFlow): Redelivered {
     const startedAt = performance.now()
     publishAttempt({ service: answer.service, flow, outcome: 'DELIVERED' })
-    const payment: HeldPayment = {
-      signature: answer.signature,
-      claimId: '',
-      payer: answer.payer,
-      amount: answer.amount,
-      service: answer.service as PaidServiceName,
-      flow,
-      resource: answer.resource,
-      requestKey: answer.requestKey
-    }
+    const payment = keptPayment(answer, flow)
     let recorded = false
     return {
       payment,
@@ -142,6 +147,18 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
         await recordDelivery(payment, 'DELIVERED', entry, startedAt, true)
       }
     }
+  }
+
+  /**
+   * A kept answer handed to a caller after its paying call ended (an A2A task read with GetTask
+   * after a `returnImmediately` purchase): marked reached, so the payment alone no longer fetches
+   * it again; its row says DELIVERED. Nothing settled, nothing counted as an attempt.
+   */
+  async function handedOver (signature: string, flow: AuditFlow, requestId: string): Promise<void> {
+    const startedAt = performance.now()
+    const answer = await claims.keptAnswer(signature)
+    if (answer === undefined || answer.reached === true) return
+    await recordDelivery(keptPayment(answer, flow), 'DELIVERED', { requestId, status: () => 200, reached: true }, startedAt, true)
   }
 
   /** A payment that came through `flow` and was refused before any claim: counted (not stored), and against the client when it was its doing. */
@@ -199,7 +216,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
         } catch (error) {
           // Not known to be spent: nothing is delivered, and the claim is given back (a sent one
           // only ends its lease: the next attempt asks the chain).
-          result = refusalOf(error) ?? internalError()
+          result = settlementInterrupted(refusalOf(error)) ?? internalError()
           if (result.code === 'INTERNAL_ERROR') log.error({ error: loggableError(error), signature: payment.signature }, 'settlement failed')
           await giveBack(result.code)
           return result
@@ -237,7 +254,7 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
     }
   }
 
-  return { begin, refused, redelivered }
+  return { begin, refused, redelivered, handedOver }
 }
 
 export type DeliveryCore = ReturnType<typeof createDeliveryCore>

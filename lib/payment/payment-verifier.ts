@@ -112,6 +112,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
         return await options.redeliveryOf({ signature: proof.signature, requestKey, payer: proof.wallet, buyerProven: request.buyerProven }) ?? alreadyUsed()
       }
       if (known?.status === 'redeemed') return alreadyUsed()
+      if (known?.status === 'refunded') return paymentAlreadyUsed('refunded')
       if (known?.flow === 'x402') return x402Payment()
 
       const tx = await callRpc(async () => {
@@ -157,6 +158,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
       if (!claim.claimed) {
         // (A proof's claim names no payment-identifier: only its signature can refuse it.)
         if ('status' in claim && claim.status === 'redeemed') return alreadyUsed()
+        if ('status' in claim && claim.status === 'refunded') return paymentAlreadyUsed('refunded')
         if ('flow' in claim && claim.flow === 'x402') return x402Payment()
         return paymentInProgress('proof-held')
       }

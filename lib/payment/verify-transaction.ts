@@ -54,7 +54,7 @@ export type PaymentCheck =
  * ends at 0. Token and Token-2022 report balances the same way, so a transfer fee withheld from
  * the recipient is not counted.
  */
-function amountReceived (meta: NonNullable<PaymentTransaction['meta']>, payTo: string, mint: string): bigint {
+export function amountReceived (meta: NonNullable<PaymentTransaction['meta']>, payTo: string, mint: string): bigint {
   const ours = (balances: readonly TokenBalance[] | null | undefined) => {
     const byAccount = new Map<number, bigint>()
     for (const balance of balances ?? []) {
@@ -83,7 +83,7 @@ function spentByOwner (meta: NonNullable<PaymentTransaction['meta']>, mint: stri
   return spent
 }
 
-const signersOf = (tx: PaymentTransaction) => tx.transaction.message.accountKeys.slice(0, tx.transaction.message.header.numRequiredSignatures)
+export const signersOf = (tx: PaymentTransaction) => tx.transaction.message.accountKeys.slice(0, tx.transaction.message.header.numRequiredSignatures)
 
 /**
  * The payer of a landed transaction whose proof names none (MPP's push charge carries only the

@@ -20,17 +20,27 @@ export function walletSignatureMessage (transactionSignature: string, method: st
 
 /** The buyer's side: the header value for a proof, or undefined when the signer cannot sign messages. */
 export async function signProof (signer: TransactionSigner, transactionSignature: string, method: string, path: string): Promise<string | undefined> {
+  return await signWalletMessage(signer, walletSignatureMessage(transactionSignature, method, path))
+}
+
+/** A wallet's ed25519 signature over `message`, base58; undefined when the signer cannot sign messages. */
+export async function signWalletMessage (signer: TransactionSigner, message: Uint8Array): Promise<string | undefined> {
   if (!isMessagePartialSigner(signer)) return undefined
-  const [signatures] = await signer.signMessages([createSignableMessage(walletSignatureMessage(transactionSignature, method, path))])
+  const [signatures] = await signer.signMessages([createSignableMessage(message)])
   return getBase58Decoder().decode(signatures[signer.address])
+}
+
+/** True when `walletSignature` (base58) is `wallet`'s ed25519 signature over `message`: no RPC, no storage. */
+export async function isWalletSignatureOver (walletSignature: string, wallet: Address, message: Uint8Array): Promise<boolean> {
+  if (!isBase58OfLength(walletSignature, 64)) return false
+  const publicKey = await getPublicKeyFromAddress(wallet)
+  const signature = new Uint8Array(getBase58Encoder().encode(walletSignature)) as SignatureBytes
+  return await verifySignature(publicKey, signature, message)
 }
 
 /** The merchant's side: true when `walletSignature` is the payer's signature over this proof and request. */
 export async function isValidWalletSignature (walletSignature: string, payer: Address, transactionSignature: string, method: string, path: string): Promise<boolean> {
-  if (!isBase58OfLength(walletSignature, 64)) return false
-  const publicKey = await getPublicKeyFromAddress(payer)
-  const signature = new Uint8Array(getBase58Encoder().encode(walletSignature)) as SignatureBytes
-  return await verifySignature(publicKey, signature, walletSignatureMessage(transactionSignature, method, path))
+  return await isWalletSignatureOver(walletSignature, payer, walletSignatureMessage(transactionSignature, method, path))
 }
 
 /** The gate's check: a present signature must be valid; an absent one is refused only when required. */

@@ -4,9 +4,10 @@ const SWEEP_AT = 10_000
 
 /**
  * A fixed window of `max` requests per client: what keeps POST /api/x402/prepare (two RPC reads a
- * call) from being a free way to load the merchant's node, whether or not RATE_LIMIT_MAX is on.
+ * call) and POST /api/refunds (a getTransaction each) from being a free way to load the merchant's
+ * node, whether or not RATE_LIMIT_MAX is on.
  */
-export function createRequestLimit (options: { max: number, windowMs: number, now?: () => number }) {
+export function createRequestLimit (options: { max: number, windowMs: number, now?: () => number, what?: string }) {
   const now = options.now ?? Date.now
   const windows = new Map<string, { start: number, count: number }>()
   return {
@@ -24,7 +25,7 @@ export function createRequestLimit (options: { max: number, windowMs: number, no
         return
       }
       const seconds = Math.max(1, Math.ceil((window.start + options.windowMs - at) / 1000))
-      throw new AppError('RATE_LIMITED', `${options.max} payment preparations per ${options.windowMs / 1000} s; retry in ${seconds} s`,
+      throw new AppError('RATE_LIMITED', `${options.max} ${options.what ?? 'payment preparations'} per ${options.windowMs / 1000} s; retry in ${seconds} s`,
         { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
     }
   }

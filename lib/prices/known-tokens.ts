@@ -1,4 +1,5 @@
 import type { NetworkName } from '../solana/networks.js'
+import { USDC_MAINNET_MINT } from '../../schemas/networks.js'
 
 /**
  * Well-known mainnet tokens, answered without asking the aggregator. Every address here was
@@ -14,7 +15,7 @@ export interface KnownToken {
 
 export const KNOWN_TOKENS: readonly KnownToken[] = [
   { symbol: 'SOL', mint: 'So11111111111111111111111111111111111111112', decimals: 9 },
-  { symbol: 'USDC', mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6 },
+  { symbol: 'USDC', mint: USDC_MAINNET_MINT, decimals: 6 },
   { symbol: 'USDT', mint: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB', decimals: 6 },
   { symbol: 'JUP', mint: 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN', decimals: 6 },
   { symbol: 'Bonk', mint: 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263', decimals: 5 },
@@ -37,7 +38,7 @@ export const KNOWN_TOKENS: readonly KnownToken[] = [
   { symbol: 'MEW', mint: 'MEW1gQWJ3nEXg2qgERiKu7FAFj79PHvQVREQUzScPP5', decimals: 5 }
 ]
 
-export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
+export const USDC_MINT = USDC_MAINNET_MINT
 
 /** Folds a symbol for lookups: case-insensitive, a leading `$` ignored (`$WIF`, `wif` and `WIF` are one key). */
 export function symbolKey (symbol: string): string {

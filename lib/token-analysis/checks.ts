@@ -53,7 +53,10 @@ const CHECK_OF: Record<RiskCode, string | readonly string[]> = {
   LAUNCH_BUNDLED: 'launch',
   HOLDER_CLUSTER: 'holder_clusters',
   HOLDER_CLUSTER_CREATOR: 'holder_clusters',
-  SERIAL_CREATOR: 'creator'
+  SERIAL_CREATOR: 'creator',
+  // The liquidity part (pools/).
+  LP_UNLOCKED: 'liquidity',
+  NO_POOL: 'liquidity'
 }
 
 export interface CheckFacts {

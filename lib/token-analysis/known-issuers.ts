@@ -1,5 +1,6 @@
 import type { TokenIssuerBody } from '../../schemas/token-analysis.js'
 import type { NetworkName } from '../solana/networks.js'
+import { USDC_DEVNET_MINT, USDC_MAINNET_MINT } from '../../schemas/networks.js'
 
 /**
  * Centrally issued stablecoins, by mint address: one table, each row with where its address is
@@ -13,7 +14,7 @@ import type { NetworkName } from '../solana/networks.js'
 interface IssuerRow { name: string, asset: string, source: string }
 
 const MAINNET: Record<string, IssuerRow> = {
-  EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v: { name: 'Circle', asset: 'USDC', source: 'Circle, developers.circle.com/stablecoins/usdc-contract-addresses' },
+  [USDC_MAINNET_MINT]: { name: 'Circle', asset: 'USDC', source: 'Circle, developers.circle.com/stablecoins/usdc-contract-addresses' },
   HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr: { name: 'Circle', asset: 'EURC', source: 'Circle, developers.circle.com/stablecoins/eurc-contract-addresses' },
   Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB: { name: 'Tether', asset: 'USDT', source: 'Tether, tether.to/en/supported-protocols' },
   HVbpJAQGNpkgBaYBZQBR1t7yFdvaYVp2vCQQfKKEN4tM: { name: 'Paxos', asset: 'USDP', source: 'Paxos, github.com/paxosglobal/usdp-contracts README ("Solana")' },
@@ -22,7 +23,7 @@ const MAINNET: Record<string, IssuerRow> = {
 }
 
 const DEVNET: Record<string, IssuerRow> = {
-  '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU': { name: 'Circle', asset: 'USDC (devnet)', source: 'Circle, developers.circle.com/stablecoins/usdc-contract-addresses (testnet table)' }
+  [USDC_DEVNET_MINT]: { name: 'Circle', asset: 'USDC (devnet)', source: 'Circle, developers.circle.com/stablecoins/usdc-contract-addresses (testnet table)' }
 }
 
 /** The one sentence every issuer gets: what a holder relies on it for. */

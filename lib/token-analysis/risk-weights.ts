@@ -1,4 +1,5 @@
 import { LAUNCH_RULES } from './launch/launch-rules.js'
+import { LIQUIDITY_RULES } from './pools/liquidity-rules.js'
 
 /**
  * The one table behind risk_score: every finding the analysis can report, its level, the points it
@@ -89,7 +90,9 @@ export const RISK_RULES = {
   UI_AMOUNT_ADJUSTABLE: { level: 'info', weight: 2, message: '{authority} can change how amounts are displayed ({mechanism}); balances in base units do not change.' },
   PERMISSIONED_BURN: { level: 'info', weight: 2, message: 'Every burn needs the signature of {authority}: holders cannot burn their own tokens.' },
   // The launch, holder clusters and creator parts (launch/launch-rules.ts).
-  ...LAUNCH_RULES
+  ...LAUNCH_RULES,
+  // The liquidity part (pools/liquidity-rules.ts).
+  ...LIQUIDITY_RULES
 } as const satisfies Record<string, RiskRule>
 
 export type RiskCode = keyof typeof RISK_RULES

@@ -22,6 +22,8 @@ export interface X402PaymentsOptions extends X402MethodSettings {
   maxPriorityFeeLamports: bigint
   /** Signs the 402's offers and the settlement's receipt (offer-receipt extension; lib/receipts/). */
   receipts?: { signer: ReceiptSigner, resourceUrl: (resource: string) => string }
+  /** Advertised as extensions.refund (x402's refund extension proposal) when refunds are on (REFUNDS). */
+  refund?: { refundEndpoint: string, windowSeconds: number }
 }
 
 /**
@@ -57,6 +59,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     transferFee: createTransferFeeReader(options.rpc, mint)
   })
   const settle = createX402Settler(options)
+  const refundExtension = options.refund === undefined ? {} : { refund: { info: { ...options.refund, partialRefunds: false } } }
 
   function paymentRequired (service: PaidServiceName, resourceUrl: string, error?: string): PaymentRequired {
     return {
@@ -64,7 +67,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
       ...(error === undefined ? {} : { error }),
       resource: { url: resourceUrl, description: options.catalogue.product(service).description, mimeType: 'application/json' },
       accepts: [requirementOf(service)],
-      extensions: { ...paymentIdentifierExtensions(), ...options.receipts?.signer.offerExtension(resourceUrl, [requirementOf(service)]) }
+      extensions: { ...paymentIdentifierExtensions(), ...options.receipts?.signer.offerExtension(resourceUrl, [requirementOf(service)]), ...refundExtension }
     }
   }
 

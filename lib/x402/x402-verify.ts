@@ -120,6 +120,7 @@ export function createX402Verifier (options: X402VerifierOptions) {
     if (result.claimed) return { kind: 'held', payment: { ...base, claimId, onChain: false, mayHaveBeenSent: result.sent } }
     if ('paymentIdHolder' in result) return await answerUnderPaymentId(result.paymentIdHolder, base.requestKey, proveSigned)
     if (result.status === 'redeemed') return paymentAlreadyUsed('x402')
+    if (result.status === 'refunded') return paymentAlreadyUsed('refunded')
     if (result.flow !== 'x402') return paymentAlreadyUsed('claimed-as-proof')
     return inProgress()
   }
@@ -151,6 +152,7 @@ export function createX402Verifier (options: X402VerifierOptions) {
    * request is a conflict, and one still in service is in progress.
    */
   async function answerUnderPaymentId (named: PaymentIdHolder, requestKey: string, proveSigned: () => Promise<Refusal | undefined>): Promise<Redelivery | Refusal> {
+    if (named.status === 'refunded') return paymentAlreadyUsed('refunded')
     if (named.status !== 'redeemed') return inProgress()
     const answer = await claims.keptAnswer(named.signature)
     if (answer === undefined) return paymentIdConflict('This payment-identifier bought a delivery that is past its retention')

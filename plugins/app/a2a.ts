@@ -10,7 +10,8 @@ import { A2A_PATH, AGENT_CARD_PATH } from '../../schemas/a2a.js'
 import { CALL_STATE, createSkillSeller, type CallState } from '../../lib/doors/a2a/paid-skill.js'
 import { MerchantRequestHandler } from '../../lib/doors/a2a/request-handler.js'
 import { createMerchantTaskStore } from '../../lib/doors/a2a/task-store.js'
-import { requestedExtensions } from '../../lib/doors/a2a/x402-extension.js'
+import { requestedExtensions, TASK_META } from '../../lib/doors/a2a/x402-extension.js'
+import { loggableError } from '../../lib/errors/loggable-error.js'
 import { perPublicBase } from '../../lib/http/public-url.js'
 import { createManifestBuilder } from '../../lib/manifest/merchant-manifest.js'
 import { jsonRpcErrorResponse, RPC_PARSE_ERROR } from '../../lib/http/json-rpc.js'
@@ -30,10 +31,16 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return Array.isArray(value) ? value.join(',') : value
 }
 
-/** The answer carries the finished task with its artifact (v1.0 or v0.3 JSON): the bought document reached the client if it went out. */
-function carriesCompletedTask (answer: RpcAnswer): boolean {
-  const result = answer.result as { task?: { status?: { state?: string } }, kind?: string, status?: { state?: string } } | undefined
-  return result?.task?.status?.state === 'TASK_STATE_COMPLETED' || (result?.kind === 'task' && result.status?.state === 'completed')
+type TaskJson = { status?: { state?: string }, kind?: string, metadata?: Record<string, unknown> }
+
+/**
+ * The finished task with its artifact that the answer carries (v1.0 JSON: SendMessage's `task` or
+ * GetTask's task; v0.3: a `kind: "task"`), if any: the bought document reached the client if it went out.
+ */
+function completedTaskOf (answer: RpcAnswer): TaskJson | undefined {
+  const result = answer.result as (TaskJson & { task?: TaskJson }) | undefined
+  const task = result?.task ?? result
+  return task?.status?.state === 'TASK_STATE_COMPLETED' || (task?.kind === 'task' && task.status?.state === 'completed') ? task : undefined
 }
 
 /**
@@ -120,7 +127,16 @@ export default fp(async (fastify) => {
     for (const uri of x402) context.addActivatedExtension(uri)
     const activated = context.activatedExtensions ?? []
     if (activated.length > 0) reply.header(legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER, activated.join(', '))
-    completedSent = carriesCompletedTask(answer)
+    const completed = completedTaskOf(answer)
+    completedSent = completed !== undefined
+    const signature = completed?.metadata?.[TASK_META.payment]
+    // A completed task handed over by another call than the one that paid (GetTask after a
+    // returnImmediately purchase): its answer reached the buyer now, so the payment alone no longer
+    // fetches it again (REDELIVERY=payment).
+    if (typeof signature === 'string' && call.paying !== true) {
+      answered().then(async sent => { if (sent) await fastify.delivery.handedOver(signature, 'a2a', request.id) })
+        .catch((error: unknown) => request.log.error({ error: loggableError(error), signature }, 'a handed-over A2A answer not marked reached'))
+    }
     return await reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(answer)
   }
 

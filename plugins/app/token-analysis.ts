@@ -4,6 +4,7 @@ import { createTokenAnalyzer } from '../../lib/token-analysis/analyze-token.js'
 import { ANALYSIS_RPC_ROUNDS } from '../../lib/catalogue/analyze-token.js'
 import { createMarketReader } from '../../lib/token-analysis/market.js'
 import { createLaunchParts } from '../../lib/token-analysis/launch/launch-parts.js'
+import { createLiquidityPart } from '../../lib/token-analysis/pools/liquidity-part.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,6 +35,6 @@ export default fp(async (fastify) => {
     // The two rounds of data RPC reads the shutdown grace allows an analysis (ANALYSIS_RPC_ROUNDS):
     // a simulation still running past them is given up as unavailable.
     transferSimulation: { budgetMs: ANALYSIS_RPC_ROUNDS * fastify.config.dataRpcTimeoutMs },
-    parts: [...createLaunchParts({ rpc: data.rpc, store: fastify.store.launchFacts, network: data.network })]
+    parts: [...createLaunchParts({ rpc: data.rpc, store: fastify.store.launchFacts, network: data.network }), createLiquidityPart({ rpc: data.rpc, network: data.network })]
   }))
 }, { name: 'token-analysis', fastify: '5.x', dependencies: ['config', 'solana', 'store'] })

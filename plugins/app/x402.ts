@@ -1,3 +1,4 @@
+import type { KeyPairSigner } from '@solana/kit'
 import fp from 'fastify-plugin'
 import { ConfigError } from '../../config.js'
 import { createRedelivery } from '../../lib/contract/redelivery.js'
@@ -7,6 +8,7 @@ import { x402Network } from '../../lib/x402/networks.js'
 import { createPayerFailureBudget } from '../../lib/x402/payer-failures.js'
 import { keepMerchantTokenAccount } from '../../lib/x402/token-account-keeper.js'
 import { createX402Payments, type X402Payments } from '../../lib/x402/x402-payments.js'
+import { REFUND_PATH } from '../../lib/refunds/refund-path.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,7 +16,8 @@ declare module 'fastify' {
     x402: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'verifyAndClaimTransaction' | 'settle'> & {
       /** The x402 network, in both spellings. */
       network: { v1: string, v2: string }
-      feePayer: { address: string, state: () => FeePayerState }
+      /** The fee payer; its signer pays the fees of refunds too (plugins/app/refunds.ts). */
+      feePayer: { address: string, state: () => FeePayerState, signer: KeyPairSigner }
     }
   }
 }
@@ -52,6 +55,7 @@ export default fp(async (fastify) => {
     maxTimeoutSeconds: Math.min(config.PAYMENT_MAX_AGE_SECONDS, 300),
     maxPriorityFeeLamports: BigInt(config.X402_MAX_PRIORITY_FEE_LAMPORTS),
     receipts: fastify.receipts,
+    ...(config.REFUNDS ? { refund: { refundEndpoint: `${fastify.receipts.baseUrl}${REFUND_PATH}`, windowSeconds: config.REFUND_WINDOW_SECONDS } } : {}),
     redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY, unknownForMs: config.PAYMENT_LEASE_SECONDS * 1000 }),
     payerFailures: createPayerFailureBudget({
       limit: config.X402_PAYER_FAILURE_LIMIT,
@@ -73,7 +77,7 @@ export default fp(async (fastify) => {
     verifyAndClaimTransaction: payments.verifyAndClaimTransaction,
     settle: payments.settle,
     network,
-    feePayer: { address: feePayer.address, state: monitor.state }
+    feePayer: { address: feePayer.address, state: monitor.state, signer: feePayer }
   })
 
   // Neither check holds up the start: an unreachable RPC or an unfunded fee payer only delays

@@ -63,6 +63,8 @@ t.test('PostgreSQL stopped and started under a running service, and at start-up'
     const withheld = await pending
     t.equal(withheld.statusCode, 503)
     t.equal(withheld.json().code, 'STORE_UNAVAILABLE')
+    t.match(withheld.json().message, /may have moved: retry the same payment shortly; it is delivered once, never charged twice/, 'told to retry the same payment')
+    t.notMatch(withheld.json().message, /nothing was charged/, 'not told that nothing was charged, after the money moved')
     t.notOk(withheld.json().delivered, 'the data was withheld')
     t.notOk(withheld.headers['x-payment-response'], 'no receipt')
     await postgres.start()

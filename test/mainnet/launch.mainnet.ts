@@ -7,10 +7,9 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isOffCurveAddress, type Address } from '@solana/kit'
 import { decodeLaunchTransaction, type RawTransaction } from '../../lib/token-analysis/launch/launch-transaction.js'
+import { mainnetFixtures } from './fixtures-folder.js'
 
-const folder = process.env.MAINNET_FIXTURES
-if (folder === undefined) throw new Error('MAINNET_FIXTURES must name the folder of the mainnet fixtures (holding mainnet-pools/transactions/)')
-const transactions = join(folder, 'mainnet-pools', 'transactions')
+const transactions = mainnetFixtures('mainnet-pools', 'transactions')
 
 /** A file's getTransaction result, unwrapped from the one-element array or the JSON-RPC envelope its repository kept. */
 async function result (file: string): Promise<RawTransaction> {

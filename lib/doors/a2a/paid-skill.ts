@@ -26,6 +26,8 @@ export interface CallState {
   /** The client closed the connection before its answer was written. */
   clientGone: () => boolean
   errorBodyOf: (error: unknown) => ErrorBody
+  /** Set once this call pays for its task: its own delivery records whether the answer reached the buyer. */
+  paying?: boolean
 }
 
 export const CALL_STATE = 'token-merchant/call'
@@ -74,14 +76,18 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     })
   }
 
-  /** A refusal: the same payment may succeed later (Retry-After): asked again; else the task failed with our code. */
-  function refusedTask (task: TaskBase, purchase: Purchase, refused: Refusal): Task {
-    if (refused.retryAfterSeconds !== undefined) return paymentRequired(task, purchase, refused)
+  /**
+   * A refusal: the task failed with our code. One the same payment may pass later (Retry-After:
+   * a settlement pending, a payment in progress, a limit) says so, with the wait as a field, and
+   * offers no accepts: the payment may have moved, and an auto-paying client must not pay again.
+   */
+  function refusedTask (task: TaskBase, refused: Refusal): Task {
     return taskAt(task, {
       state: TaskState.TASK_STATE_FAILED,
       text: reason(refused),
       payment: 'payment-failed',
-      x402: { error: refused.code, receipts: [{ success: false, errorReason: refused.code, transaction: '', network: deps.network }] }
+      x402: { error: refused.code, receipts: [{ success: false, errorReason: refused.code, transaction: '', network: deps.network }] },
+      ...(refused.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: refused.retryAfterSeconds })
     })
   }
 
@@ -120,6 +126,18 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     return unpaid === undefined ? undefined : paymentRequired({ id, contextId: unpaid.contextId }, unpaid.purchase)
   }
 
+  /** The id is one of ours (read, never trusted), with no store read. */
+  function namesTask (id: string): boolean {
+    return readTaskId(id, deps.catalogue) !== undefined
+  }
+
+  /** A task its client ended before paying: cancelled (tasks/cancel) or its terms declined (payment-rejected). Answered, not stored. */
+  function ended (task: TaskRef, why: 'cancelled' | 'declined'): Task {
+    return why === 'declined'
+      ? taskAt(task, { state: TaskState.TASK_STATE_CANCELED, text: 'The client declined the payment terms; nothing was charged', payment: 'payment-rejected' })
+      : taskAt(task, { state: TaskState.TASK_STATE_CANCELED, text: 'Cancelled before any payment; nothing was charged', payment: 'payment-rejected' })
+  }
+
   /** A message on an existing task: the payment for it (or the client declining it). */
   async function execute (requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const publish = (task: Task) => bus.publish(AgentEvent.task(task))
@@ -130,7 +148,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     const base: TaskBase = { id: task.id, contextId: task.contextId, history: task.history, metadata: task.metadata }
     const metadata = requestContext.userMessage.metadata ?? {}
     if (metadata[X402_META.status] === 'payment-rejected') {
-      publish(taskAt(base, { state: TaskState.TASK_STATE_CANCELED, text: 'The client declined the payment terms; nothing was charged', payment: 'payment-rejected' }))
+      publish(ended(base, 'declined'))
       return
     }
     const payload = metadata[X402_META.payload]
@@ -144,6 +162,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
 
   async function pay (base: TaskBase, purchase: Purchase, payload: unknown, call: CallState, publish: (task: Task) => void): Promise<void> {
     const resource = skillResourceUrl(purchase)
+    call.paying = true
     const paidWith = (signature: string) => ({ ...base, metadata: { ...base.metadata, [TASK_META.payment]: signature } })
     const outcome = await deliverPaidCall(core, {
       method: payments,
@@ -162,7 +181,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     })
     switch (outcome.kind) {
       case 'refused':
-        publish(refusedTask(base, purchase, outcome.refusal))
+        publish(refusedTask(base, outcome.refusal))
         return
       // The answer this payment bought, kept: served again, nothing charged, nothing computed.
       case 'redelivered':
@@ -177,22 +196,22 @@ export function createSkillSeller (deps: SkillSellerDeps) {
         }))
         return
       case 'cancelled':
-        publish(refusedTask(paidWith(outcome.payment.signature), purchase, goneBeforeSettlement('The request was closed')))
+        publish(refusedTask(paidWith(outcome.payment.signature), goneBeforeSettlement('The request was closed')))
         return
       case 'settlement-refused':
-        publish(refusedTask(paidWith(outcome.payment.signature), purchase, outcome.refusal))
+        publish(refusedTask(paidWith(outcome.payment.signature), outcome.refusal))
         return
       case 'delivered':
         publish(completed(paidWith(outcome.payment.signature), outcome.document, outcome.receipt, false))
     }
   }
 
-  return { askPayment, unpaidTask, execute }
+  return { askPayment, unpaidTask, namesTask, ended, execute }
 }
 
 export type SkillSeller = ReturnType<typeof createSkillSeller>
 
 /** Why payment is asked again or failed: the code first, so a client can branch on it. */
 function reason (refused: Refusal): string {
-  return refusalText(refused, 'retry the same payment')
+  return refusalText(refused, 'retry the same payment on a new task')
 }

@@ -27,12 +27,15 @@ export interface TaskStep {
   document?: unknown
   /** Task metadata added by this step. */
   metadata?: Record<string, unknown>
+  /** How long to wait before sending the same payment again, as a field of the status message. */
+  retryAfterSeconds?: number
 }
 
 /** The task after `step`, from what it was (history kept, the step's message appended). */
 export function taskAt (task: TaskRef & { history?: Message[], metadata?: Record<string, unknown> }, step: TaskStep): Task {
   const x402 = Object.fromEntries(Object.entries(step.x402 ?? {}).map(([key, value]) => [X402_META[key as keyof typeof X402_META], value]))
-  const message = agentMessage(task, step.text, { [X402_META.status]: step.payment, ...x402 })
+  const wait = step.retryAfterSeconds === undefined ? {} : { [TASK_META.retryAfterSeconds]: step.retryAfterSeconds }
+  const message = agentMessage(task, step.text, { [X402_META.status]: step.payment, ...x402, ...wait })
   return {
     id: task.id,
     contextId: task.contextId,
@@ -52,10 +55,9 @@ export function isEndedTask (task: Task): boolean {
   return task.status !== undefined && ENDED.has(task.status.state)
 }
 
-/** A task is stored once a payment for it was accepted, or once its client ended it (cancelled, rejected the terms). */
+/** A task is stored once a payment for it was accepted: unpaid traffic (asking, cancelling, declining) stores nothing. */
 export function isStoredTask (task: Task): boolean {
-  const state = task.status?.state
-  return task.metadata?.[TASK_META.payment] !== undefined || state === TaskState.TASK_STATE_CANCELED || state === TaskState.TASK_STATE_REJECTED
+  return task.metadata?.[TASK_META.payment] !== undefined
 }
 
 /** The data part a client's message carries: the first part whose content is JSON data. */

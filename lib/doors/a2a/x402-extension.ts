@@ -24,7 +24,9 @@ export type X402PaymentStatus = 'payment-required' | 'payment-submitted' | 'paym
 export const TASK_META = {
   purchase: 'token-merchant/purchase',
   payment: 'token-merchant/payment',
-  redelivered: 'token-merchant/redelivered'
+  redelivered: 'token-merchant/redelivered',
+  /** On a status message: the seconds to wait before sending the same payment again (on a new task). */
+  retryAfterSeconds: 'token-merchant/retryAfterSeconds'
 } as const
 
 /**

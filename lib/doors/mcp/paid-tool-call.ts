@@ -93,13 +93,16 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
       reached: async () => await deps.answered() && !deps.cancelledHere(callerRef)
     })
     switch (outcome.kind) {
-      // A client held back by the failure limit is told so; every other refusal asks for payment again, with the reason.
-      case 'refused': return outcome.refusal.code === 'RATE_LIMITED' ? errorResult(bodyOf(outcome.refusal)) : askPayment(outcome.refusal)
+      // A refusal the same payment may pass later (Retry-After: held back by a limit, a settlement
+      // pending, a payment in progress) is a tool error with no accepts: the payment may have moved,
+      // and an auto-paying client must not pay again. Every other one asks for payment again, with the reason.
+      case 'refused': return outcome.refusal.retryAfterSeconds !== undefined ? errorResult(bodyOf(outcome.refusal)) : askPayment(outcome.refusal)
       // The answer this payment bought, kept: served again, nothing charged, nothing computed.
       case 'redelivered': return documentResult(JSON.parse(outcome.answer.body) as object, { [X402_PAYMENT_RESPONSE_META_KEY]: outcome.answer.receipt, [REDELIVERED_META_KEY]: true })
       case 'failed': return errorResult(outcome.body)
       case 'cancelled': return errorResult(bodyOf(goneBeforeSettlement('The call was cancelled')))
-      case 'settlement-refused': return askPayment(outcome.refusal)
+      // After the sent mark: the payment may have moved (pending), or the chain said it did not (failed): never new accepts.
+      case 'settlement-refused': return errorResult(bodyOf(outcome.refusal))
       case 'delivered': return documentResult(outcome.document, { [X402_PAYMENT_RESPONSE_META_KEY]: outcome.receipt })
     }
   }

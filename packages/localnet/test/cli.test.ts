@@ -2,7 +2,8 @@ import t, { type Test } from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { createKeyPairSignerFromBytes, generateKeyPairSigner } from '@solana/kit'
+import { address, createKeyPairSignerFromBytes, generateKeyPairSigner, none, some } from '@solana/kit'
+import { AccountState, getMintEncoder, getTokenEncoder } from '@solana-program/token'
 import { rpcCall } from '../testing/json-rpc.js'
 import { parseAccountFile } from '../account-file.js'
 
@@ -31,7 +32,23 @@ t.test('npm run localnet: standing chain with a funded buyer, clean exit on Ctrl
   t.equal(await exit, 0, 'clean exit')
 })
 
-const MAINNET_ACCOUNTS = fileURLToPath(new URL('../../../test/fixtures/mainnet-accounts/', import.meta.url))
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+const MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
+
+/** `solana account --output json` files written here: a 6-decimal mint at MINT and three holders of it. */
+async function accountFiles (): Promise<Record<string, string>> {
+  const file = (pubkey: string, lamports: number, data: Uint8Array) =>
+    JSON.stringify({ pubkey, account: { lamports, data: [Buffer.from(data).toString('base64'), 'base64'], owner: TOKEN_PROGRAM, executable: false, rentEpoch: 0, space: data.length } })
+  const authority = (await generateKeyPairSigner()).address
+  const mint = getMintEncoder().encode({ mintAuthority: some(authority), supply: 600n, decimals: 6, isInitialized: true, freezeAuthority: none() })
+  const files: Record<string, string> = { 'mint.json': file(MINT, 1461600, Uint8Array.from(mint)) }
+  for (const amount of [100n, 200n, 300n]) {
+    const holder = (await generateKeyPairSigner()).address
+    const data = getTokenEncoder().encode({ mint: address(MINT), owner: holder, amount, delegate: none(), state: AccountState.Initialized, isNative: none(), delegatedAmount: 0n, closeAuthority: none() })
+    files[`holder-${amount}.json`] = file((await generateKeyPairSigner()).address, 2039280, Uint8Array.from(data))
+  }
+  return files
+}
 
 /** Starts the CLI with `args`; resolves with its RPC URL and output once it serves. */
 async function startCli (t: Test, args: string[], buyerKeypairPath = `${t.testdir({})}/buyer.json`): Promise<{ url: string, output: () => string, child: ChildProcess }> {
@@ -60,23 +77,25 @@ async function startCli (t: Test, args: string[], buyerKeypairPath = `${t.testdi
 }
 
 t.test('--account-dir and --account write `solana account --output json` files into the chain before it serves', async (t) => {
-  const usdcFile = `${MAINNET_ACCOUNTS}usdc_mint-EPjFWdd5.json`
+  const testdir = t.testdir({ accounts: await accountFiles() })
+  const dir = `${testdir}/accounts`
+  const mintFile = `${dir}/mint.json`
   const copyAt = (await generateKeyPairSigner()).address
-  const { url, output } = await startCli(t, ['--account-dir', MAINNET_ACCOUNTS, '--account', copyAt, usdcFile])
-  const files = readdirSync(MAINNET_ACCOUNTS).filter((name) => name.endsWith('.json'))
+  const { url, output } = await startCli(t, ['--account-dir', dir, '--account', copyAt, mintFile], `${testdir}/buyer.json`)
+  const files = readdirSync(dir).filter((name) => name.endsWith('.json'))
   t.match(output(), new RegExp(`accounts:\\s+${files.length + 1} loaded from files`))
   for (const name of files) {
-    const { pubkey, account } = JSON.parse(readFileSync(`${MAINNET_ACCOUNTS}${name}`, 'utf8'))
+    const { pubkey, account } = JSON.parse(readFileSync(`${dir}/${name}`, 'utf8'))
     const served = (await rpcCall(url, 'getAccountInfo', [pubkey, { encoding: 'base64' }])).result.value
     t.same({ data: served.data, owner: served.owner, lamports: served.lamports, executable: served.executable },
       { data: account.data, owner: account.owner, lamports: account.lamports, executable: account.executable }, name)
   }
   const copy = (await rpcCall(url, 'getAccountInfo', [copyAt, { encoding: 'base64' }])).result.value
-  t.same(copy.data, JSON.parse(readFileSync(usdcFile, 'utf8')).account.data, '--account puts the file at the address given')
-  const supply = await rpcCall(url, 'getTokenSupply', ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'])
-  t.equal(supply.result.value.decimals, 6, 'a loaded mint is served like any other')
-  const largest = await rpcCall(url, 'getTokenLargestAccounts', ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'])
-  t.equal(largest.result.value.length, 10, 'the ten loaded USDC token accounts')
+  t.same(copy.data, JSON.parse(readFileSync(mintFile, 'utf8')).account.data, '--account puts the file at the address given')
+  const supply = await rpcCall(url, 'getTokenSupply', [MINT])
+  t.same([supply.result.value.decimals, supply.result.value.amount], [6, '600'], 'a loaded mint is served like any other')
+  const largest = await rpcCall(url, 'getTokenLargestAccounts', [MINT])
+  t.same(largest.result.value.map((entry: { amount: string }) => entry.amount), ['300', '200', '100'], 'the three loaded token accounts, largest first')
 })
 
 t.test('a malformed account file stops the CLI before it serves, naming the file', async (t) => {

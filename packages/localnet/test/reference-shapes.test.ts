@@ -123,6 +123,14 @@ t.test('responses match the real samples key for key', async (t) => {
       loadSample('getTokenAccountsByOwner.mainnet-base64-usdc'),
       ['.account.space']
     )
+    const programAccounts = await call('getProgramAccounts', [
+      TOKEN_PROGRAM_ADDRESS,
+      { encoding: 'base64', dataSlice: { offset: 0, length: 0 }, filters: [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: mint } }] },
+    ])
+    t.ok(programAccounts.result.length > 20, 'every holder of the mint')
+    t.same(programAccounts.result[0].account.data, ['', 'base64'])
+    // a node answers each entry as getTokenAccountsByOwner does ({ account, pubkey }), without the envelope
+    expectKeys('getProgramAccounts base64', programAccounts.result, loadSample('getTokenAccountsByOwner.mainnet-base64-usdc').result.value, ['.account.space'])
   })
 
   t.test('getLatestBlockhash', async () => {

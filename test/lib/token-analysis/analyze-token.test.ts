@@ -309,3 +309,13 @@ t.test('Metaplex metadata on the chain: mutable is a finding, immutable is not',
     t.notOk(report.risks.some(risk => risk.code === 'METADATA_MISSING'))
   }
 })
+
+t.test('wrapped SOL (the native mint, written here as mainnet has it: no authority, supply field 0): said as not applicable', async t => {
+  const wsol = await net.createMint({ address: address('So11111111111111111111111111111111111111112'), decimals: 9, mintAuthority: null, freezeAuthority: null })
+  const analysis = await analyze(wsol)
+  t.equal(analysis.supply, '0')
+  t.notOk(codes(analysis).includes('TINY_SUPPLY'))
+  t.match(analysis.checks.find(entry => entry.check === 'mint_authority'), { status: 'not_applicable', reason: /native mint \(wrapped SOL\) has no mint authority/ })
+  t.match(analysis.checks.find(entry => entry.check === 'supply'), { status: 'not_applicable', reason: /supply field is not its supply/ })
+  t.same(analysis.authorities.powers, [])
+})

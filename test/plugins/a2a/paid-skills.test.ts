@@ -5,7 +5,7 @@ import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client'
 import type { PaymentRequired } from '@x402/core/types'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { startPriceApi } from '@token-merchant/localnet/price-api'
 import { X402_EXTENSION_URI, X402_EXTENSION_URI_V02 } from '../../../lib/doors/a2a/x402-extension.js'
 import { CATALOGUE } from '../../../lib/catalogue/catalogue.js'
@@ -197,14 +197,14 @@ t.test('a v0.3 client (message/send, X-A2A-Extensions with the v0.2 URI) buys th
   t.match(await raw.json(), { id: 'w', result: { kind: 'task', status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'data' }] }] } })
 })
 
-t.test('cancelling a task that awaits payment; a cancelled task cannot be paid', async t => {
-  const buyer = await m.paid.newBuyer(1_000_000n)
+t.test('cancelling a task that awaits payment: answered from its id, nothing stored, nothing kept', async t => {
   const task = await a2a.start({ skill: 'fetch-price', token: 'SOL' })
+  const rows = storedTasks()
   const cancelled = await a2a.client.cancelTask({ id: task.id, tenant: '', metadata: undefined }, X402_ACTIVATED)
   t.equal(cancelled.status?.state, TaskState.TASK_STATE_CANCELED)
-  const payload = await payloadFor(buyer, requiredOf(task), m.paid.chain.url)
-  await t.rejects(a2a.pay(task.id, payload), /terminal state/)
-  t.equal((await a2a.getTask(task.id)).status?.state, TaskState.TASK_STATE_CANCELED)
+  t.equal(cancelled.id, task.id)
+  t.equal(storedTasks(), rows, 'nothing stored')
+  t.equal((await a2a.getTask(task.id)).status?.state, TaskState.TASK_STATE_INPUT_REQUIRED, 'the id still names the task awaiting payment')
 })
 
 t.test('the README\'s A2A example is the file the type check compiles, and it buys', async t => {
@@ -221,33 +221,64 @@ t.test('the README\'s A2A example is the file the type check compiles, and it bu
   t.equal(await m.merchantBalance() - before, 50_000n)
 })
 
-t.test('an answer that did not reach the buyer: GetTask has it, and the same payment on a new task gets it again, nothing charged twice', async t => {
+/** Pays `task` with returnImmediately: the answer carries the task while it works, not the document. */
+async function payReturningAtOnce (t: Test, taskId: string, payload: unknown) {
+  const first = await a2a.client.sendMessage(SendMessageRequest.fromJSON({
+    configuration: { returnImmediately: true },
+    message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId, parts: [{ text: 'paying' }], metadata: { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload } }
+  }), X402_ACTIVATED) as Task
+  t.not(first.status?.state, TaskState.TASK_STATE_COMPLETED, 'the first answer carries no document')
+}
+
+async function outcomeBecomes (signature: string, outcome: string) {
+  for (let i = 0; i < 100 && (auditRows(signature)[0] as { outcome?: string } | undefined)?.outcome !== outcome; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  return auditRows(signature)
+}
+
+t.test('a returnImmediately purchase read with GetTask reached its buyer: the same payment on a new task is refused, charged once', async t => {
   const buyer = await m.paid.newBuyer(1_000_000n)
   const task = await a2a.start({ skill: 'fetch-price', token: 'SOL' })
   const payload = await payloadFor(buyer, requiredOf(task), m.paid.chain.url)
   const before = await m.merchantBalance()
-  // returnImmediately: the answer carries the task while it works, not the document.
-  const first = await a2a.client.sendMessage(SendMessageRequest.fromJSON({
-    configuration: { returnImmediately: true },
-    message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', taskId: task.id, parts: [{ text: 'paying' }], metadata: { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload } }
-  }), X402_ACTIVATED) as Task
-  t.not(first.status?.state, TaskState.TASK_STATE_COMPLETED)
+  await payReturningAtOnce(t, task.id, payload)
   let read = await a2a.getTask(task.id)
   for (let i = 0; i < 200 && read.status?.state !== TaskState.TASK_STATE_COMPLETED; i++) {
     await new Promise(resolve => setTimeout(resolve, 50))
     read = await a2a.getTask(task.id)
   }
-  t.equal(read.status?.state, TaskState.TASK_STATE_COMPLETED, 'GetTask has the completed task')
+  t.equal(read.status?.state, TaskState.TASK_STATE_COMPLETED, 'GetTask hands over the completed task')
+  t.match(artifactOf(read), { data: { mintSymbol: 'SOL' } })
   const [receipt] = x402Of(read)['x402.payment.receipts']
-  const rows = await waitForAudit(receipt.transaction)
+  t.match(await outcomeBecomes(receipt.transaction, 'DELIVERED'), [{ outcome: 'DELIVERED', flow: 'a2a' }], 'its one row says delivered')
+  t.equal(db.prepare('SELECT reached FROM kept_answers WHERE signature = ?').pluck().get(receipt.transaction), 1, 'the kept answer is marked reached')
+
+  // A chain watcher who rebuilds the payload from the landed transaction opens its own task.
+  const watcher = await a2a.pay((await a2a.start({ skill: 'fetch-price', token: 'SOL' })).id, payload)
+  t.equal(watcher.status?.state, TaskState.TASK_STATE_FAILED)
+  t.match(x402Of(watcher), { 'x402.payment.error': 'PAYMENT_ALREADY_USED' })
+  t.same(watcher.artifacts, [], 'no document')
+  t.equal(await m.merchantBalance() - before, 50_000n, 'charged once')
+})
+
+t.test('a returnImmediately purchase nobody read: the same payment on a new task gets it again, nothing charged twice', async t => {
+  const buyer = await m.paid.newBuyer(1_000_000n)
+  const task = await a2a.start({ skill: 'fetch-price', token: 'SOL' })
+  const payload = await payloadFor(buyer, requiredOf(task), m.paid.chain.url)
+  const before = await m.merchantBalance()
+  await payReturningAtOnce(t, task.id, payload)
+  let rows: unknown[] = []
+  for (let i = 0; i < 200 && rows.length === 0; i++) {
+    await new Promise(resolve => setTimeout(resolve, 50))
+    rows = db.prepare("SELECT outcome, flow, signature FROM audit_log WHERE flow = 'a2a' AND payer = ?").all(buyer.address)
+  }
   t.match(rows, [{ outcome: 'CLIENT_ABORTED_AFTER_PAYMENT', flow: 'a2a' }], 'money moved, the document did not go out with an answer')
+  const signature = (rows[0] as { signature: string }).signature
 
   const again = await a2a.pay((await a2a.start({ skill: 'fetch-price', token: 'SOL' })).id, payload)
   t.equal(again.status?.state, TaskState.TASK_STATE_COMPLETED)
   t.equal(again.metadata?.['token-merchant/redelivered'], true)
-  t.same(artifactOf(again), artifactOf(read), 'the same document')
-  t.same(x402Of(again)['x402.payment.receipts'], [receipt], 'the original receipt')
+  t.match(artifactOf(again), { data: { mintSymbol: 'SOL' } })
+  t.match(x402Of(again)['x402.payment.receipts'], [{ transaction: signature }], 'the original receipt')
   t.equal(await m.merchantBalance() - before, 50_000n, 'charged once')
-  for (let i = 0; i < 100 && (auditRows(receipt.transaction)[0] as { outcome?: string } | undefined)?.outcome !== 'DELIVERED'; i++) await new Promise(resolve => setTimeout(resolve, 20))
-  t.match(auditRows(receipt.transaction), [{ outcome: 'DELIVERED' }], 'its one row now says delivered')
+  t.match(await outcomeBecomes(signature, 'DELIVERED'), [{ outcome: 'DELIVERED' }], 'its one row now says delivered')
 })

@@ -6,6 +6,7 @@ import { listTools } from '../../../../lib/tools/tool-catalog.js'
 import { ref } from '../../../../schemas/ref.js'
 import { MODELS } from '../../../../schemas/index.js'
 import { TokenAnalysis } from '../../../../schemas/token-analysis.js'
+import { toolsListBudget } from '../../../fixtures/tools-list-budget.js'
 
 t.test('selfContainedSchema inlines every model reference, drops $id and TypeBox symbols', async t => {
   const Leaf = Type.Object({ n: Type.Integer() }, { $id: 'Leaf' })
@@ -35,7 +36,8 @@ t.test('selfContainedSchema inlines every model reference, drops $id and TypeBox
 t.test('every tool schema of the catalogue resolves against the registered models', async t => {
   const tools = listTools('USDC', MODELS, 'https://merchant.example/openapi.json')
   t.equal(tools.length, 5)
-  t.ok(JSON.stringify({ tools }).length < 12_000, 'tools/list under 12 KB: a model reads it whole')
+  const size = JSON.stringify({ tools }).length
+  t.ok(size < toolsListBudget(), `tools/list is ${size} bytes, under ${toolsListBudget()}: a model reads it whole`)
   for (const tool of tools) {
     t.equal(tool.inputSchema.type, 'object', `${tool.name} input`)
     t.equal(tool.outputSchema.type, 'object', `${tool.name} output`)

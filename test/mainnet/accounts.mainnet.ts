@@ -1,7 +1,6 @@
-// The analysis of real mainnet accounts (test/fixtures/mainnet-accounts, sources in its SOURCES.md),
+// The analysis of real mainnet accounts (<fixtures>/mainnet-accounts, sources in its SOURCES.md),
 // loaded into the local chain as `npm run localnet -- --account-dir` does, checked field by field
 // against the bytes as this test decodes them with the token programs' own clients.
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import {
   addDecoderSizePrefix,
@@ -17,10 +16,11 @@ import {
 import { getMintDecoder as getTokenMintDecoder, getTokenDecoder } from '@solana-program/token'
 import { getMintDecoder as getToken2022MintDecoder } from '@solana-program/token-2022'
 import { readAccountDir, readAccountFile, startLocalnet } from '@token-merchant/localnet'
-import { createTokenAnalyzer } from '../../../lib/token-analysis/analyze-token.js'
-import type { TokenAnalysisBody } from '../../../schemas/token-analysis.js'
+import { createTokenAnalyzer } from '../../lib/token-analysis/analyze-token.js'
+import type { TokenAnalysisBody } from '../../schemas/token-analysis.js'
+import { mainnetFixtures } from './fixtures-folder.js'
 
-const DIR = fileURLToPath(new URL('../../fixtures/mainnet-accounts/', import.meta.url))
+const DIR = `${mainnetFixtures('mainnet-accounts')}/`
 const fixtures = readAccountDir(DIR)
 const bytesOf = (name: string) => readAccountFile(`${DIR}${name}`).account.data
 
