@@ -13,7 +13,7 @@ import a2a from './plugins/app/a2a.js'
 import requestLog from './plugins/app/request-log.js'
 import errorHandler, { handleClientError, handleFrameworkError } from './plugins/app/error-handler.js'
 import { requestIdOf } from './lib/http/request-id.js'
-import { cachedSerializerFactory } from './lib/http/serializer-cache.js'
+import { cachedSerializerFactory } from './plugins/external/serializer-cache.js'
 import payment from './plugins/app/payment.js'
 import paywall from './plugins/app/paywall.js'
 import x402 from './plugins/app/x402.js'
@@ -44,7 +44,7 @@ import paywallRoutes from './routes/paywall/index.js'
 import refundRoutes from './routes/api/refunds/index.js'
 import registryRoutes from './routes/registry/index.js'
 import reputationRoutes from './routes/reputation/index.js'
-import { MODELS } from './schemas/index.js'
+import { MODELS, REFUND_MODELS } from './schemas/index.js'
 
 function trustHops (hops: number) {
   return (_address: string, hop: number) => hop < hops
@@ -122,6 +122,7 @@ export function createServer (config: Config, logStream?: DestinationStream): Fa
 export default async function app (fastify: FastifyInstance, opts: { config: Config, catalogue?: Catalogue, clock?: Clock }) {
   await fastify.register(configPlugin, { config: opts.config })
   for (const model of MODELS) fastify.addSchema(model)
+  if (opts.config.REFUNDS) for (const model of REFUND_MODELS) fastify.addSchema(model)
   await fastify.register(cataloguePlugin, { catalogue: opts.catalogue ?? CATALOGUE })
 
   await fastify.register(requestLog)

@@ -50,7 +50,7 @@ t.test('a paid analysis with market data: can it be sold, into how much liquidit
   t.match(body.market, { available: true, liquidity_usd: 4_000_000, verified: true, organic_score_label: 'high' })
   t.match(body.sell_check, { available: true, quotes: [{ usd_value: 100, route_found: true }, { usd_value: 1000, route_found: true }] })
   t.match(body.transfer_simulation, { available: true, succeeded: true, fee_charged: '0' }, 'a buyer\'s account can move the token')
-  t.same(body.checks.map((entry: { check: string }) => entry.check), ['mint_authority', 'freeze_authority', 'authority_holders', 'supply', 'extensions', 'metadata', 'holders', 'issuer', 'market', 'sell_quote', 'transfer_simulation', 'launch', 'holder_clusters', 'creator'])
+  t.same(body.checks.map((entry: { check: string }) => entry.check), ['mint_authority', 'freeze_authority', 'authority_holders', 'supply', 'extensions', 'metadata', 'holders', 'issuer', 'market', 'sell_quote', 'transfer_simulation', 'launch', 'holder_clusters', 'creator', 'liquidity'])
   t.ok(res.headers['x-payment-response'])
 
   for (const failure of [{ mode: 'error' as const, status: 500 }, { mode: 'slow' as const, delayMs: 1500 }]) {

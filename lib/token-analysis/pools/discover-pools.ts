@@ -12,7 +12,7 @@ export const MAX_POOLS = 20
 export interface PoolList {
   addresses: Address[]
   /** Program searches the node refused (dex name and side). */
-  refused: string[]
+  unsearched: string[]
   /** Pools found beyond MAX_POOLS, not read. */
   dropped: number
 }
@@ -42,7 +42,7 @@ async function search (rpc: Rpc<GetProgramAccountsApi>, layout: PoolLayout, side
 /**
  * Every pool of `mint` the programs list, one getProgramAccounts per program and side, side by
  * side. A search the node refuses (many public nodes refuse the busiest programs, the local chain
- * does not serve the method) is named in `refused`; the budget's abort is not a refusal.
+ * does not serve the method) is named in `unsearched`; the budget's abort is not a refusal.
  */
 export function createPoolFinder (rpc: Rpc<GetProgramAccountsApi>, now: () => number = Date.now) {
   const lists = boundedCache<{ expiresAt: number, list: PoolList }>(MAX_LISTED_MINTS)
@@ -55,14 +55,14 @@ export function createPoolFinder (rpc: Rpc<GetProgramAccountsApi>, now: () => nu
         return { found: await search(rpc, layout, side, mint, signal) }
       } catch (error) {
         if (signal.aborted) throw error
-        return { refused: `${POOL_PROGRAMS[layout.program].dex} (${side === 0 ? 'first' : 'second'} mint)` }
+        return { unsearched: `${POOL_PROGRAMS[layout.program].dex} (${side === 0 ? 'first' : 'second'} mint)` }
       }
     }))
     const answers = await Promise.all(searches)
     const all = [...new Set(answers.flatMap(answer => answer.found ?? []))]
     const list: PoolList = {
       addresses: all.slice(0, MAX_POOLS),
-      refused: answers.flatMap(answer => answer.refused === undefined ? [] : [answer.refused]),
+      unsearched: answers.flatMap(answer => answer.unsearched === undefined ? [] : [answer.unsearched]),
       dropped: Math.max(0, all.length - MAX_POOLS)
     }
     lists.set(mint, { expiresAt: now() + POOL_LIST_TTL_MS, list })

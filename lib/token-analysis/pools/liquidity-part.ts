@@ -56,9 +56,9 @@ export function createLiquidityPart ({ rpc, network, now }: LiquidityPartOptions
       const [list, named] = await Promise.all([finder.findPools(input.mint, input.signal), marketPools(input)])
       const candidates = [...new Set([...list.addresses, ...named])].slice(0, MAX_POOLS + named.length)
       const notes: string[] = []
-      if (list.refused.length > 0) notes.push(`The data RPC refused getProgramAccounts for ${list.refused.length === SEARCHES ? 'every program' : list.refused.join(', ')}, so ${list.refused.length === SEARCHES ? 'only the pool the market data names was read' : 'those pools are not listed'}.`)
+      if (list.unsearched.length > 0) notes.push(`The data RPC refused getProgramAccounts for ${list.unsearched.length === SEARCHES ? 'every program' : list.unsearched.join(', ')}, so ${list.unsearched.length === SEARCHES ? 'only the pool the market data names was read' : 'those pools are not listed'}.`)
       if (list.dropped > 0) notes.push(`${list.dropped} more pools were found and not read (at most ${MAX_POOLS} are).`)
-      if (candidates.length === 0 && list.refused.length === SEARCHES) return unavailableLiquidity('The data RPC refused getProgramAccounts for every program and the market data names no pool: the token\'s pools could not be searched.')
+      if (candidates.length === 0 && list.unsearched.length === SEARCHES) return unavailableLiquidity('The data RPC refused getProgramAccounts for every program and the market data names no pool: the token\'s pools could not be searched.')
       const { facts, slot } = candidates.length === 0 ? { facts: [], slot: undefined } : await readPools(rpc, input.mint, candidates, input.signal)
       const price = await input.market.then(market => market.state === 'listed' ? market.record.usdPrice ?? null : null)
       const liquidity: LiquidityBody = {
@@ -67,7 +67,7 @@ export function createLiquidityPart ({ rpc, network, now }: LiquidityPartOptions
         slot: Number(slot ?? input.slot),
         pools: facts.map(fact => poolBody(fact, input.mint, input.decimals, price, network))
       }
-      const findings: Finding[] = facts.length === 0 && list.refused.length === 0
+      const findings: Finding[] = facts.length === 0 && list.unsearched.length === 0
         ? [{ code: 'NO_POOL', params: { programs: PROGRAM_NAMES } }]
         : unlockedFinding(facts.find(fact => fact.reserves !== undefined))
       return { fields: { liquidity }, findings, checks: [{ check: 'liquidity', source: 'chain', status: 'passed', slot: liquidity.slot, ...(liquidity.reason === undefined ? {} : { reason: liquidity.reason }) }] }

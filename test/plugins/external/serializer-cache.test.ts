@@ -1,6 +1,6 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { cachedSerializerFactory } from '../../../lib/http/serializer-cache.js'
+import { cachedSerializerFactory } from '../../../plugins/external/serializer-cache.js'
 
 const route = (schema: unknown) => ({ method: 'GET', url: '/x', httpStatus: '200', schema })
 const price = () => ({ type: 'object', properties: { mint: { type: 'string' }, usd: { type: 'number' } } })
