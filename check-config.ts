@@ -27,7 +27,7 @@ export interface ConfigCheck {
 }
 
 /** Settings printed as *** whatever they hold. */
-const SECRET_KEYS = new Set(['PRICE_API_KEY', 'METRICS_TOKEN'])
+const SECRET_KEYS = new Set(['PRICE_API_KEY', 'METRICS_TOKEN', 'MPP_SECRET_KEY'])
 
 /** An RPC or API URL without what may be a credential in it: user info, query, long path segments (API keys). */
 export function maskUrl (value: string): string {

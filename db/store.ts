@@ -5,6 +5,7 @@ import type { LaunchFactsRepository } from './contracts/launch-facts.js'
 import type { PaymentClaims } from './contracts/payment-claims.js'
 import type { RegistryRepository } from './contracts/registry-repository.js'
 import type { ReputationQueries } from './contracts/reputation-queries.js'
+import type { ServiceSecrets } from './contracts/service-secrets.js'
 import type { Refunds } from './contracts/refunds.js'
 
 export type StoreEngine = 'sqlite' | 'postgres'
@@ -27,6 +28,8 @@ export interface Store {
   readonly a2aTasks: A2aTaskRepository
   /** Launch facts of analysed mints (lib/token-analysis/launch/). */
   readonly launchFacts: LaunchFactsRepository
+  /** Secrets every instance sharing the store agrees on (the MPP challenge key). */
+  readonly secrets: ServiceSecrets
   /** Refunds of payments never delivered, exclusive with their redemption (lib/refunds/). */
   readonly refunds: Refunds
   /** True when the database answers a trivial query now. */

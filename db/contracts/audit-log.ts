@@ -1,5 +1,5 @@
 /** How a request was paid (shared contract 2): pay-then-prove headers, x402 v1 or v2, an MCP tool call, or an A2A task. */
-export type AuditFlow = 'proof' | 'x402-v1' | 'x402-v2' | 'mcp' | 'a2a'
+export type AuditFlow = 'proof' | 'x402-v1' | 'x402-v2' | 'mcp' | 'a2a' | 'mpp'
 
 export interface AuditEntry {
   at?: number

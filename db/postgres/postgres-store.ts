@@ -3,6 +3,7 @@ import type { Store } from '../store.js'
 import { createPostgresA2aTasks } from './a2a-tasks.js'
 import { createPostgresAuditLog } from './audit-log.js'
 import { createPostgresLaunchFacts } from './launch-facts.js'
+import { createPostgresServiceSecrets } from './service-secrets.js'
 import { createPostgresRefunds } from './refunds.js'
 import type { UnavailableError } from '../contracts/store-unavailable.js'
 import { createPool, databaseCall } from './connection.js'
@@ -64,6 +65,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     deliveries: createPostgresDeliveryEvidence(pool, callDatabase),
     a2aTasks: createPostgresA2aTasks(pool, callDatabase),
     launchFacts: createPostgresLaunchFacts(pool, callDatabase),
+    secrets: createPostgresServiceSecrets(pool, callDatabase),
     refunds: createPostgresRefunds(pool, callDatabase),
     // Bounded as a whole (waiting for a connection included): a health check must answer promptly.
     async isHealthy () {

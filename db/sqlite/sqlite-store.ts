@@ -2,6 +2,7 @@ import { createA2aTasks } from './a2a-tasks.js'
 import { startBackgroundCheckpoint } from './background-checkpoint.js'
 import { createAuditLog } from './audit-log.js'
 import { createLaunchFacts } from './launch-facts.js'
+import { createServiceSecrets } from './service-secrets.js'
 import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
 import { createRefunds } from './refunds.js'
@@ -50,6 +51,7 @@ export function createSqliteStore (path: string, options: SqliteStoreOptions = {
     deliveries: createSqliteDeliveryEvidence(db),
     a2aTasks: createA2aTasks(db),
     launchFacts: createLaunchFacts(db),
+    secrets: createServiceSecrets(db),
     refunds: createRefunds(db),
     async isHealthy () {
       try {

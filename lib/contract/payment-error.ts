@@ -8,6 +8,7 @@ export type PaymentErrorCode = Extract<ErrorCode,
   | 'PAYMENT_FAILED'
   | 'PAYER_MISMATCH'
   | 'AMOUNT_TOO_LOW'
+  | 'AMOUNT_NOT_EXACT'
   | 'PAYMENT_EXPIRED'
   | 'PAYMENT_ALREADY_USED'
   | 'PAYMENT_FLOW_MISMATCH'
@@ -16,4 +17,5 @@ export type PaymentErrorCode = Extract<ErrorCode,
   | 'PAYMENT_IN_PROGRESS'
   | 'PAYMENT_FORMS_CONFLICT'
   | 'RPC_UNAVAILABLE'
-  | `X402_${string}`>
+  | `X402_${string}`
+  | `MPP_${string}`>

@@ -17,6 +17,8 @@ export interface HttpChallengeOptions {
   catalogue: Catalogue
   /** The x402 v2 PaymentRequired of a service at a URL. */
   paymentRequired: (service: PaidServiceName, url: string, error: string) => PaymentRequired
+  /** MPP's `WWW-Authenticate: Payment` challenges of a service at a URL (lib/mpp/charge-challenges.ts), unless MPP=false. */
+  mppChallenges?: (service: PaidServiceName, url: string) => string
 }
 
 // What the official x402 servers say in a plain challenge's PAYMENT-REQUIRED: a v2 client pays
@@ -25,6 +27,7 @@ const X402_PAYMENT_REQUIRED = 'Payment required'
 const UNPAID_ANSWERS_KEPT = 1024
 // Its signed offers hold 150 to 300 s (lib/receipts/jws-signer.ts): a kept header is signed again after a minute.
 const OFFERS_RESIGNED_AFTER_MS = 60_000
+const WWW_AUTHENTICATE = 'www-authenticate'
 const CHALLENGE_HEADERS = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' } as const
 
 interface UnpaidAnswer { paymentRequired: string, signedAtMs: number, url: string, body: (requestId: string) => string }
@@ -70,7 +73,10 @@ export function createHttpChallenges (options: HttpChallengeOptions) {
         answer.paymentRequired = encodeHeaderJson(paymentRequired(service, answer.url, X402_PAYMENT_REQUIRED))
         answer.signedAtMs = Date.now()
       }
-      return { statusCode: 402, headers: { ...CHALLENGE_HEADERS, [X402_HEADERS.paymentRequired]: answer.paymentRequired }, body: answer.body(request.id) }
+      const headers: Record<string, string> = { ...CHALLENGE_HEADERS, [X402_HEADERS.paymentRequired]: answer.paymentRequired }
+      // Beside x402's, never instead: a refusal carries none (an MPP client would pay again).
+      if (options.mppChallenges !== undefined) headers[WWW_AUTHENTICATE] = options.mppChallenges(service, answer.url)
+      return { statusCode: 402, headers, body: answer.body(request.id) }
     },
 
     /** A refused payment: its code, status and message, with the payment requirements again. */

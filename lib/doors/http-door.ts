@@ -89,13 +89,13 @@ type Opened =
 export function createHttpDoor (options: HttpDoorOptions) {
   const { core, challenges } = options
   const named = createMethodPicker(options.methods)
-  const receiptHeaders = new Map(options.methods.map(method => [method.flow, method.receiptHeader]))
+  const receiptHeaders = new Map(options.methods.map(method => [method.flow, method]))
 
   /** The receipt in the answer header of the way that paid. */
   function receiptHeader (flow: AuditFlow, receipt: Record<string, unknown>): [string, string] {
-    const name = receiptHeaders.get(flow)
-    if (name === undefined) throw new Error(`no way to pay over HTTP has the flow ${flow}`)
-    return [name, encodeHeaderJson(receipt)]
+    const method = receiptHeaders.get(flow)
+    if (method === undefined) throw new Error(`no way to pay over HTTP has the flow ${flow}`)
+    return [method.receiptHeader, method.encodeReceipt === undefined ? encodeHeaderJson(receipt) : method.encodeReceipt(receipt)]
   }
 
   const resourceUrl = (exchange: HttpExchange) => `${publicBaseUrl(exchange, options.publicBaseUrl)}${requestPath(exchange.url)}`

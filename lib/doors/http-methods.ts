@@ -9,6 +9,7 @@ import { X402_HEADERS, type X402Flow } from '../x402/payment-headers.js'
 import { decodePaymentHeader } from '../x402/payment-payload.js'
 import type { X402Payments } from '../x402/x402-payments.js'
 import type { HttpPaymentMethod } from './http-payment-method.js'
+import { chargeReceiptHeader, type MppPayments } from '../mpp/mpp-payments.js'
 
 /**
  * The ways to pay over HTTP, in the order the HTTP door asks them whether a request names them:
@@ -21,12 +22,40 @@ export function httpPaymentMethods (options: {
   x402: Pick<X402Payments, 'verifyAndClaim' | 'settle'>
   catalogue: Catalogue
   requireWalletSignature: boolean
+  /** MPP's Solana charge, unless MPP=false. */
+  mpp?: MppPayments
 }): HttpPaymentMethod[] {
   return [
     proofHeaders(options.proofs, options.catalogue, options.requireWalletSignature),
     x402Header('x402-v1', X402_HEADERS.paymentV1, options.x402),
-    x402Header('x402-v2', X402_HEADERS.paymentV2, options.x402)
+    x402Header('x402-v2', X402_HEADERS.paymentV2, options.x402),
+    ...(options.mpp === undefined ? [] : [mppCredential(options.mpp)])
   ]
+}
+
+const AUTHORIZATION = 'authorization'
+const PAYMENT_SCHEME = /^\s*payment\s/i
+
+/**
+ * MPP (the "Payment" HTTP authentication scheme): `Authorization: Payment <credential>` answering
+ * a Solana charge challenge of the 402; the receipt in `Payment-Receipt`. Another scheme in
+ * Authorization names no way to pay (the request is unpaid).
+ */
+function mppCredential (mpp: MppPayments): HttpPaymentMethod {
+  return {
+    headers: [AUTHORIZATION],
+    carries: headers => typeof headers[AUTHORIZATION] === 'string' && PAYMENT_SCHEME.test(headers[AUTHORIZATION]),
+    called: 'an MPP credential (Authorization: Payment)',
+    flow: 'mpp',
+    receiptHeader: 'payment-receipt',
+    encodeReceipt: receipt => chargeReceiptHeader(receipt),
+    async open ({ request, service, resource, requestKey, attempt }) {
+      const read = mpp.read(request.headers[AUTHORIZATION] as string, service, resource)
+      if (read.kind === 'refused') return read
+      attempt()
+      return await mpp.verifyAndClaim(read.payment, service, { resource, requestKey })
+    }
+  }
 }
 
 /**

@@ -24,12 +24,16 @@ export interface MethodRequest {
 export interface HttpPaymentMethod {
   /** The request headers that name this way to pay, lower-case: a request carrying any of them pays this way. */
   readonly headers: readonly string[]
+  /** When a header alone does not name it (Authorization carries other schemes too): whether these headers do. */
+  readonly carries?: (headers: IncomingHttpHeaders) => boolean
   /** How the answer to a request that names two ways to pay calls this one ("the proof headers"). */
   readonly called: string
   /** The flow of its attempts in the audit log and the metrics. */
   readonly flow: AuditFlow
   /** The answer header that carries its receipt (base64 JSON), on a delivery and on a re-delivery. */
   readonly receiptHeader: string
+  /** The receipt header's value; base64 JSON of the receipt unless the way to pay has a format of its own. */
+  readonly encodeReceipt?: (receipt: Record<string, unknown>) => string
   /** Verifies and claims the request's payment. */
   open: (opening: MethodRequest) => Promise<MethodVerdict>
 }
@@ -45,6 +49,7 @@ const NONE: Named = { kind: 'none' }
 const present = (headers: IncomingHttpHeaders, name: string) => headers[name] !== undefined
 
 function names (method: HttpPaymentMethod, headers: IncomingHttpHeaders): boolean {
+  if (method.carries !== undefined) return method.carries(headers)
   for (const name of method.headers) if (present(headers, name)) return true
   return false
 }

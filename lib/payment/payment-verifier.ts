@@ -5,13 +5,13 @@ import type { PaymentClaims } from '../../db/contracts/payment-claims.js'
 import { callRpc, isNodeError, rpcUnavailable } from '../solana/rpc-errors.js'
 import { transactionShapeProblem } from './transaction-shape.js'
 import type { SolanaRpc } from '../solana/rpc-client.js'
-import type { PaidServiceName, PaidService } from './catalog.js'
+import { formatTokenAmount, type PaidServiceName, type PaidService } from './catalog.js'
 import { paymentAlreadyUsed, paymentInProgress, refusal, x402PaymentAsProof, type Refusal } from '../contract/refusal.js'
 import type { Held, HeldPayment, SettlePayment, Settled } from '../contract/held-payment.js'
 import type { Redelivery, RedeliveryOf } from '../contract/redelivery.js'
 import type { PaymentProof } from './proof-headers.js'
 import { readOwnerMultisig, type OwnerMultisig } from './owner-multisig.js'
-import { checkLandedPayment, ownersToReadAsMultisig, type PaymentTransaction } from './verify-transaction.js'
+import { checkLandedPayment, ownersToReadAsMultisig, payerOfLanded, type PaymentTransaction } from './verify-transaction.js'
 import type { ReceiptSigner } from '../receipts/jws-signer.js'
 
 export interface VerifierOptions {
@@ -40,7 +40,12 @@ export interface ProofRequest {
   resource: string
   requestKey: string
   buyerProven: boolean
+  /** The merchant must receive exactly the price, not at least it (MPP's charge is exact). */
+  exactAmount?: boolean
 }
+
+/** A proof as a way to pay presents it: the wallet may be left for the transaction to say (MPP's push charge names only the signature). */
+export type ProofToVerify = Omit<PaymentProof, 'wallet'> & { wallet?: PaymentProof['wallet'] }
 
 const NOT_FOUND_POLL_MS = 400
 
@@ -98,7 +103,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
   }
 
   return {
-    async verifyAndClaim (proof: PaymentProof, serviceName: PaidServiceName, service: PaidService, request: ProofRequest): Promise<Held | Refusal | Redelivery> {
+    async verifyAndClaim (proof: ProofToVerify, serviceName: PaidServiceName, service: PaidService, request: ProofRequest): Promise<Held | Refusal | Redelivery> {
       const { resource, requestKey } = request
       // A spent proof, or one held by the x402 flow, is refused without asking the chain; a spent
       // one whose answer did not reach its payer gets that answer again.
@@ -121,9 +126,11 @@ export function createPaymentVerifier (options: VerifierOptions) {
         return refusal('PAYMENT_NOT_FOUND', `No ${options.commitment} transaction with this signature; if it was just sent, retry in a few seconds`)
       }
       if (tx.transaction.message.accountKeys[0] === options.x402FeePayer) return x402Payment()
+      const wallet = proof.wallet ?? payerOfLanded(tx, options.mint)
+      if (wallet === undefined) return refusal('PAYER_MISMATCH', 'no signer of the transaction spent the payment token: nobody paid')
 
       const expected = {
-        payer: proof.wallet,
+        payer: wallet,
         payTo: options.payTo,
         mint: options.mint,
         price: service.price,
@@ -132,6 +139,10 @@ export function createPaymentVerifier (options: VerifierOptions) {
       }
       const check = checkLandedPayment(tx, { ...expected, multisigs: await multisigOwners(ownersToReadAsMultisig(tx, expected)) })
       if (check.kind === 'refused') return check
+      if (request.exactAmount === true && check.paid !== service.price) {
+        return refusal('AMOUNT_NOT_EXACT', `The transaction paid ${formatTokenAmount(check.paid)} to the merchant; this charge is exactly ${formatTokenAmount(service.price)}`,
+          { details: { paid: check.paid.toString(), required: service.price.toString() } })
+      }
 
       const claimId = randomUUID()
       const claim = await claims.claim({
@@ -139,7 +150,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
         claimId,
         flow: 'proof',
         service: serviceName,
-        payer: proof.wallet,
+        payer: wallet,
         amount: check.paid,
         resource,
         leaseMs: options.leaseMs
@@ -151,7 +162,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
         if ('flow' in claim && claim.flow === 'x402') return x402Payment()
         return paymentInProgress('proof-held')
       }
-      return { kind: 'held', payment: { signature: proof.signature, payer: proof.wallet, amount: check.paid, claimId, service: serviceName, flow: 'proof', resource, requestKey } }
+      return { kind: 'held', payment: { signature: proof.signature, payer: wallet, amount: check.paid, claimId, service: serviceName, flow: 'proof', resource, requestKey } }
     },
 
     /** The money moved before the proof came: delivering is redeeming (keeping the answer), if this request still holds the claim. */

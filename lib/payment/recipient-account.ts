@@ -12,6 +12,7 @@ const RETRY_MS = 30_000
  */
 export function createRecipientAccount (rpc: SolanaRpc, mint: Address, owner: Address) {
   let known: Address | undefined
+  let knownProgram: Address | undefined
   let lastAttempt = 0
 
   async function resolve (): Promise<void> {
@@ -20,6 +21,7 @@ export function createRecipientAccount (rpc: SolanaRpc, mint: Address, owner: Ad
     const tokenProgram = value?.owner
     if (tokenProgram !== TOKEN_PROGRAM_ADDRESS && tokenProgram !== TOKEN_2022_PROGRAM_ADDRESS) return
     const [ata] = await findAssociatedTokenPda({ mint, owner, tokenProgram })
+    knownProgram = tokenProgram
     known = ata
   }
 
@@ -29,6 +31,8 @@ export function createRecipientAccount (rpc: SolanaRpc, mint: Address, owner: Ad
       if (known === undefined && Date.now() - lastAttempt > RETRY_MS) resolve().catch(() => {})
       return known
     },
+    /** The mint's token program, once the account is known (MPP's charge names it). */
+    tokenProgram: (): Address | undefined => knownProgram,
     resolve
   }
 }

@@ -86,6 +86,23 @@ function spentByOwner (meta: NonNullable<PaymentTransaction['meta']>, mint: stri
 export const signersOf = (tx: PaymentTransaction) => tx.transaction.message.accountKeys.slice(0, tx.transaction.message.header.numRequiredSignatures)
 
 /**
+ * The payer of a landed transaction whose proof names none (MPP's push charge carries only the
+ * signature): the signer who spent the most of the payment mint, or undefined when no signer
+ * spent any (then no one can be said to have paid).
+ */
+export function payerOfLanded (tx: PaymentTransaction, mint: string): string | undefined {
+  if (tx.meta === null) return undefined
+  const spent = spentByOwner(tx.meta, mint)
+  let payer: string | undefined
+  let most = 0n
+  for (const signer of signersOf(tx)) {
+    const amount = spent.get(signer) ?? 0n
+    if (amount > most) [payer, most] = [signer, amount]
+  }
+  return payer
+}
+
+/**
  * The token owners to read from the chain as possible multisigs before checking a proof: none in
  * the common case (the named wallet signed and spent its own tokens), and none for a transaction
  * that failed, pays the merchant less than the price or names a wallet that neither signed nor

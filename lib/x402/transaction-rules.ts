@@ -46,6 +46,8 @@ export interface PaymentTerms {
   maxPriorityFeeLamports: bigint
   /** The payload's x402Version: the most instructions differs (MAX_INSTRUCTIONS). */
   x402Version: 1 | 2
+  /** The two compute budget instructions first in either order (MPP's client puts the unit price first); else the unit limit is first. */
+  computeBudgetInEitherOrder?: boolean
 }
 
 /** What the rules read from a transaction that passed them. */
@@ -138,7 +140,8 @@ export function checkPayloadTransfer (base64: string, terms: PaymentTerms): { ki
   if (limit === undefined || price === undefined) {
     return reject('X402_COMPUTE_BUDGET_INVALID', 'compute budget: SetComputeUnitLimit and SetComputeUnitPrice are both required')
   }
-  if (instructions[0].data[0] !== SET_COMPUTE_UNIT_LIMIT || instructions[0].program !== COMPUTE_BUDGET_PROGRAM || instructions[1].program !== COMPUTE_BUDGET_PROGRAM) {
+  const limitFirst = instructions[0].data[0] === SET_COMPUTE_UNIT_LIMIT || terms.computeBudgetInEitherOrder === true
+  if (!limitFirst || instructions[0].program !== COMPUTE_BUDGET_PROGRAM || instructions[1].program !== COMPUTE_BUDGET_PROGRAM) {
     return reject('X402_COMPUTE_BUDGET_INVALID', 'compute budget: SetComputeUnitLimit is the first instruction and SetComputeUnitPrice the second')
   }
   if (price > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) {

@@ -3,7 +3,7 @@ import type { HeldPayment } from '../contract/held-payment.js'
 import { settlementPending, type Refusal } from '../contract/refusal.js'
 import type { CheckedTransfer } from './transaction-rules.js'
 
-export type X402ClaimFlow = 'x402-v1' | 'x402-v2' | 'mcp' | 'a2a'
+export type X402ClaimFlow = 'x402-v1' | 'x402-v2' | 'mcp' | 'a2a' | 'mpp'
 
 /** A verified x402 payment whose transaction signature this caller holds in the claim store. */
 export interface X402Claim extends HeldPayment {

@@ -52,7 +52,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     return { feePayer: feePayer.address, mint, amount: options.catalogue.product(service).price, destinations: { token: tokenAta, token2022: token2022Ata }, maxPriorityFeeLamports: options.maxPriorityFeeLamports, x402Version }
   }
 
-  const verifyAndClaim = createX402Verifier({
+  const { verifyAndClaim, verifyAndClaimTransaction } = createX402Verifier({
     ...options,
     termsOf,
     requirementOf,
@@ -71,7 +71,7 @@ export async function createX402Payments (options: X402PaymentsOptions) {
     }
   }
 
-  return { paymentRequired, verifyAndClaim, settle, feePayer: feePayer.address as string }
+  return { paymentRequired, verifyAndClaim, verifyAndClaimTransaction, settle, feePayer: feePayer.address as string }
 }
 
 export type X402Payments = Awaited<ReturnType<typeof createX402Payments>>

@@ -178,10 +178,24 @@ export function createX402Verifier (options: X402VerifierOptions) {
     }
     const checked = checkPayloadTransfer(input.transaction, options.termsOf(service, input.x402Version))
     if (checked.kind === 'refused') return checked
-    const { transfer } = checked
     const named = input.x402Version === 2 ? readPaymentId(input.raw) : undefined
     if (named?.kind === 'refused') return named
-    const paymentId = named?.id
+    return await verifyAndClaimTransfer(checked.transfer, input.x402Version, service, context, named?.id)
+  }
+
+  /**
+   * A signed transaction that comes without an x402 payload (MPP's pull charge, whose challenge
+   * binding replaced the payload's checks): the same rules, verification and claim as a v2
+   * payload's. The compute budget may come price first (MPP's client puts it so).
+   */
+  async function verifyAndClaimTransaction (transaction: string, service: PaidServiceName, context: X402Request): Promise<Held<X402Claim> | Refusal | Redelivery> {
+    const checked = checkPayloadTransfer(transaction, { ...options.termsOf(service, 2), computeBudgetInEitherOrder: true })
+    if (checked.kind === 'refused') return checked
+    return await verifyAndClaimTransfer(checked.transfer, 2, service, context, undefined)
+  }
+
+  /** From our static rules on: the payer's failure budget, the signature and simulation, the claim. */
+  async function verifyAndClaimTransfer (transfer: CheckedTransfer, x402Version: 1 | 2, service: PaidServiceName, context: X402Request, paymentId: string | undefined): Promise<Held<X402Claim> | Refusal | Redelivery> {
     // A wallet whose payments keep failing at settlement costs the fee payer: refused before any RPC call.
     const blockedFor = options.payerFailures.blockedFor(transfer.payer)
     if (blockedFor !== undefined) {
@@ -197,7 +211,7 @@ export function createX402Verifier (options: X402VerifierOptions) {
       amount: transfer.amount,
       service,
       flow: context.flow,
-      x402Version: input.x402Version,
+      x402Version,
       resource: storedResource(context.resource),
       resourceUrl: context.resource,
       requestKey: context.requestKey,
@@ -219,17 +233,17 @@ export function createX402Verifier (options: X402VerifierOptions) {
       if (known !== undefined) {
         // Held elsewhere, or left by a holder that gave up (a pending answer, a failed handler):
         // whoever takes it over asks the chain before anything is sent again.
-        const held = await claim(base, request, async () => await verifyExact(transfer, input.x402Version))
+        const held = await claim(base, request, async () => await verifyExact(transfer, x402Version))
         if (held.kind !== 'held') return held
         if (held.payment.mayHaveBeenSent) return await afterTakeover(held.payment)
-        const refused = await verifyExact(transfer, input.x402Version)
+        const refused = await verifyExact(transfer, x402Version)
         if (refused === undefined) return held
         await claims.release(held.payment.signature, held.payment.claimId)
         return refused
       }
       // A payload the chain would refuse is never claimed (no store write). Its payment-identifier
       // is looked up all the same: one that names another payment still answers as that payment does.
-      const refused = await verifyExact(transfer, input.x402Version)
+      const refused = await verifyExact(transfer, x402Version)
       if (refused !== undefined) {
         const named = paymentId === undefined ? undefined : await claims.claimOfPaymentId(base.payer, paymentId)
         if (named === undefined || named.signature === base.signature) return refused
@@ -242,5 +256,5 @@ export function createX402Verifier (options: X402VerifierOptions) {
     }
   }
 
-  return verifyAndClaim
+  return { verifyAndClaim, verifyAndClaimTransaction }
 }

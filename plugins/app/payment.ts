@@ -11,6 +11,7 @@ import type { PaidServiceName } from '../../lib/payment/catalog.js'
 import { createPaymentVerifier } from '../../lib/payment/payment-verifier.js'
 import { createProofFailureLimit } from '../../lib/payment/proof-failure-limit.js'
 import { createRecipientAccount } from '../../lib/payment/recipient-account.js'
+import { createMppCharge, type MppCharge } from './mpp-charge.js'
 import { FastifyExchange } from './http-exchange.js'
 import { setFixedHeaders } from './response-headers.js'
 
@@ -28,6 +29,8 @@ declare module 'fastify' {
     delivery: ReturnType<typeof createDeliveryCore> & { checkFailureLimit: (client: string) => () => void }
     /** True when a request's headers name a way to pay (the HTTP door's list of them). */
     carriesPayment: (headers: IncomingHttpHeaders) => boolean
+    /** MPP's Solana charge (its challenges and its credentials' method), or undefined when MPP=false. */
+    mpp: MppCharge | undefined
   }
 }
 
@@ -72,6 +75,9 @@ export default fp(async (fastify) => {
   })
   fastify.decorate('delivery', { ...core, checkFailureLimit })
 
+  const mpp = config.MPP ? await createMppCharge(fastify, proofs, recipient) : undefined
+  fastify.decorate('mpp', mpp)
+
   const challenges = createHttpChallenges({
     terms: {
       x402Network: config.x402Network,
@@ -86,12 +92,13 @@ export default fp(async (fastify) => {
     recipientTokenAccount: () => recipient.get(),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     catalogue: fastify.catalogue,
-    paymentRequired: x402.paymentRequired
+    paymentRequired: x402.paymentRequired,
+    mppChallenges: mpp?.challenges.header
   })
 
   const door = createHttpDoor({
     core,
-    methods: httpPaymentMethods({ proofs, x402, catalogue: fastify.catalogue, requireWalletSignature: config.REQUIRE_WALLET_SIGNATURE }),
+    methods: httpPaymentMethods({ proofs, x402, catalogue: fastify.catalogue, requireWalletSignature: config.REQUIRE_WALLET_SIGNATURE, mpp: mpp?.payments }),
     challenges,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     checkFailureLimit,

@@ -13,7 +13,7 @@ import { refundExtension } from '../../lib/refunds/refund-extension.js'
 declare module 'fastify' {
   interface FastifyInstance {
     /** The standard x402 flow (exact scheme, v1 and v2), the merchant acting as its own facilitator. */
-    x402: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'settle'> & {
+    x402: Pick<X402Payments, 'paymentRequired' | 'verifyAndClaim' | 'verifyAndClaimTransaction' | 'settle'> & {
       /** The x402 network, in both spellings. */
       network: { v1: string, v2: string }
       /** The fee payer; its signer pays the fees of refunds too (plugins/app/refunds.ts). */
@@ -75,6 +75,7 @@ export default fp(async (fastify) => {
   fastify.decorate('x402', {
     paymentRequired: payments.paymentRequired,
     verifyAndClaim: payments.verifyAndClaim,
+    verifyAndClaimTransaction: payments.verifyAndClaimTransaction,
     settle: payments.settle,
     network,
     feePayer: { address: feePayer.address, state: monitor.state, signer: feePayer }
