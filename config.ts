@@ -117,7 +117,7 @@ export const ConfigSchema = Type.Object({
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, description: 'bearer token /metrics requires' })),
   PAYWALL: Type.Boolean({ default: true, description: 'answer a browser\'s navigation to a paid route (Accept ranks text/html first) with the payment page instead of the JSON 402; false turns the page, its assets and POST /api/x402/prepare off' }),
   PAYWALL_PREPARE_MAX: Int(1, 10_000, 30, 'payment preparations (POST /api/x402/prepare, two RPC reads each) per client and RATE_LIMIT_WINDOW_MS'),
-  MPP: Type.Boolean({ default: true, description: 'offer MPP\'s Solana charge (WWW-Authenticate: Payment, pull and push) beside x402 on every paid route, and take its credentials (Authorization: Payment); false removes it everywhere' }),
+  MPP_CHARGE: Type.Boolean({ default: true, description: 'offer MPP\'s Solana charge (WWW-Authenticate: Payment, pull and push) beside x402 on every paid route, and take its credentials (Authorization: Payment); false removes it everywhere' }),
   MPP_SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key binding MPP challenges to their contents; unset: made at first start and kept in the store, so every instance sharing the store agrees' })),
   REFUNDS: Type.Boolean({ default: false, description: 'refund payments that were never delivered (POST /api/refunds, advertised in the 402 as extensions.refund); the merchant keypair (MERCHANT_KEYPAIR_PATH) must be PAYMENT_ADDRESS\'s key, which signs the refunds' }),
   REFUND_WINDOW_SECONDS: Int(60, 90 * 86_400, 86_400, 'how long after a payment landed its refund may be asked for'),

@@ -152,16 +152,18 @@ export const HEADERS = {
   /** CORS open to every origin, so browser agents can pay and read the receipts (plugins/app/cross-origin.ts). */
   cors: {
     'access-control-allow-origin': header('any origin may read the answer', { type: 'string', const: '*' }, true),
-    'access-control-expose-headers': header('the headers a browser agent may read: the request id, Retry-After, the receipts and PAYMENT-REQUIRED', undefined, true)
+    'access-control-expose-headers': header('the headers a browser agent may read: the request id, Retry-After, the receipts, PAYMENT-REQUIRED and WWW-Authenticate', undefined, true)
   },
   receipt: {
     [PAYMENT_HEADERS.receipt]: header('x402 v1 receipt (proof headers or X-PAYMENT): base64 JSON { success, transaction, network, payer }'),
+    'payment-receipt': header('MPP receipt (Authorization: Payment): base64url JSON { method, reference (the transaction), status, timestamp }'),
     'payment-response': header('x402 v2 receipt (PAYMENT-SIGNATURE): base64 JSON { success, transaction, network (CAIP-2), payer }'),
     [PAYMENT_HEADERS.redelivered]: header('`true` when the answer is the kept one of a payment whose first answer did not reach the buyer (nothing charged again)', { type: 'string', const: 'true' }),
     ...cacheControl('no-store', 'a paid answer is never cached')
   },
   paymentRequired: {
     'payment-required': header('x402 v2 PaymentRequired, base64 JSON (exact scheme, CAIP-2 network, amount, asset, payTo, extra.feePayer, extensions.bazaar)', undefined, true),
+    'www-authenticate': header('MPP\'s Solana charge beside x402 (unless the operator turned it off): two `Payment` challenges, pull (the merchant pays the fee) and push, answered with `Authorization: Payment`'),
     ...cacheControl('no-store', 'payment terms are never cached')
   },
   /** On the answers of a paid route that refuse a payment (400, 409, 429, 503): the terms again. */

@@ -17,7 +17,7 @@ export interface HttpChallengeOptions {
   catalogue: Catalogue
   /** The x402 v2 PaymentRequired of a service at a URL. */
   paymentRequired: (service: PaidServiceName, url: string, error: string) => PaymentRequired
-  /** MPP's `WWW-Authenticate: Payment` challenges of a service at a URL (lib/mpp/charge-challenges.ts), unless MPP=false. */
+  /** MPP's `WWW-Authenticate: Payment` challenges of a service at a URL (lib/mpp/charge-challenges.ts), unless MPP_CHARGE=false. */
   mppChallenges?: (service: PaidServiceName, url: string) => string
 }
 

@@ -22,7 +22,7 @@ export function httpPaymentMethods (options: {
   x402: Pick<X402Payments, 'verifyAndClaim' | 'settle'>
   catalogue: Catalogue
   requireWalletSignature: boolean
-  /** MPP's Solana charge, unless MPP=false. */
+  /** MPP's Solana charge, unless MPP_CHARGE=false. */
   mpp?: MppPayments
 }): HttpPaymentMethod[] {
   return [

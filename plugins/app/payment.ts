@@ -29,7 +29,7 @@ declare module 'fastify' {
     delivery: ReturnType<typeof createDeliveryCore> & { checkFailureLimit: (client: string) => () => void }
     /** True when a request's headers name a way to pay (the HTTP door's list of them). */
     carriesPayment: (headers: IncomingHttpHeaders) => boolean
-    /** MPP's Solana charge (its challenges and its credentials' method), or undefined when MPP=false. */
+    /** MPP's Solana charge (its challenges and its credentials' method), or undefined when MPP_CHARGE=false. */
     mpp: MppCharge | undefined
   }
 }
@@ -75,7 +75,7 @@ export default fp(async (fastify) => {
   })
   fastify.decorate('delivery', { ...core, checkFailureLimit })
 
-  const mpp = config.MPP ? await createMppCharge(fastify, proofs, recipient) : undefined
+  const mpp = config.MPP_CHARGE ? await createMppCharge(fastify, proofs, recipient) : undefined
   fastify.decorate('mpp', mpp)
 
   const challenges = createHttpChallenges({

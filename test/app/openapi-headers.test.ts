@@ -3,6 +3,7 @@ import { build } from '../helper.js'
 import { proofHeaders } from '../fixtures/paid-chain.js'
 import { startX402Merchant } from '../fixtures/x402-merchant.js'
 import { buildExactPayment, paymentRequiredOf, v1Header, v2Header } from '../fixtures/x402-payment.js'
+import { Mppx, solana } from '@solana/mpp/client'
 
 // Every header the service sends is declared in the OpenAPI document for the status it comes with,
 // and every header the document says always comes does: live answers over real HTTP, compared with
@@ -20,8 +21,9 @@ const CONDITIONAL: Record<string, string> = {
   'retry-after': 'only with the codes of the status that are worth retrying',
   'payment-required': 'on a paid route\'s 400, 409, 429 and 503 only when the answer refuses a payment',
   'cache-control': 'on a paid route\'s 400, 409, 429 and 503 only when the answer refuses a payment',
-  'x-payment-response': 'a paid 200 carries the receipt of its flow: this one or PAYMENT-RESPONSE',
-  'payment-response': 'a paid 200 carries the receipt of its flow: this one or X-PAYMENT-RESPONSE',
+  'x-payment-response': 'a paid 200 carries the receipt of its flow: this one, PAYMENT-RESPONSE or Payment-Receipt',
+  'payment-response': 'a paid 200 carries the receipt of its flow: this one, X-PAYMENT-RESPONSE or Payment-Receipt',
+  'payment-receipt': 'a paid 200 carries the receipt of its flow: this one (MPP), PAYMENT-RESPONSE or X-PAYMENT-RESPONSE',
   'mcp-session-id': 'only on the answer to initialize',
   'x-ratelimit-limit': 'not on answers made before the rate limit counts (a target too long, a refused origin)',
   'x-ratelimit-remaining': 'not on answers made before the rate limit counts (a target too long, a refused origin)',
@@ -104,6 +106,11 @@ t.test('the answers\' headers are the documented ones, for every route and statu
     await check(t, 'get', PRICE, await get('/api/fetch-price/SOL', { 'payment-signature': v2Header(v2, required.accepts[0], required.resource) }), 'x402 v2 200')
     const v1 = await buildExactPayment(m.paid, { buyer, feePayer: m.feePayer.address, amount: 50_000n })
     await check(t, 'get', PRICE, await get('/api/fetch-price/SOL', { 'x-payment': v1Header(v1) }), 'x402 v1 200')
+    // MPP's pull charge, bought with the unmodified @solana/mpp client over the same "HTTPS" requests.
+    const mpp = Mppx.create({ methods: [solana.charge({ signer: buyer, rpcUrl: m.paid.chain.url })], polyfill: false, fetch: async (input, init) => await get(new URL(String(input)).pathname, Object.fromEntries(new Headers(init?.headers))) })
+    const bought = await mpp.fetch(`${m.url}/api/fetch-price/SOL`)
+    t.equal(bought.status, 200, 'bought with MPP')
+    await check(t, 'get', PRICE, bought, 'MPP 200')
 
     // The node cannot answer: 503 with Retry-After and the terms again, the proof kept.
     const waiting = proofHeaders(await m.paid.pay(buyer, 50_000n), buyer.address)

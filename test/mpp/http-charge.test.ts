@@ -189,8 +189,8 @@ t.test('MPP over HTTP on the local chain', async t => {
   })
 })
 
-t.test('MPP=false: no challenge, and a credential is no payment', async (t: Test) => {
-  const m = await startX402Merchant(t, { MPP: 'false' })
+t.test('MPP_CHARGE=false: no challenge, and a credential is no payment', async (t: Test) => {
+  const m = await startX402Merchant(t, { MPP_CHARGE: 'false' })
   const res = await fetch(`${m.url}/api/fetch-price/SOL`)
   t.equal(res.status, 402)
   t.notOk(res.headers.get('www-authenticate'))

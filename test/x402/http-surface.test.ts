@@ -25,13 +25,13 @@ t.test('the x402 surface without a chain: challenge, CORS, manifest, configurati
     })
   })
 
-  t.test('CORS: the x402 headers may be sent and read', async (t) => {
+  t.test('CORS: the x402 and MPP headers may be sent and read', async (t) => {
     const preflight = await app.inject({ method: 'OPTIONS', url: '/api/fetch-price/SOL' })
     const allowed = String(preflight.headers['access-control-allow-headers']).split(', ')
-    for (const name of ['x-payment', 'payment-signature', 'access-control-expose-headers', 'x-payment-signature', 'x-payment-wallet']) t.ok(allowed.includes(name), `preflight allows ${name}`)
+    for (const name of ['x-payment', 'payment-signature', 'access-control-expose-headers', 'x-payment-signature', 'x-payment-wallet', 'authorization']) t.ok(allowed.includes(name), `preflight allows ${name}`)
     const res = await app.inject('/api/fetch-price/SOL')
     const exposed = String(res.headers['access-control-expose-headers']).split(', ')
-    for (const name of ['payment-required', 'payment-response', 'x-payment-response']) t.ok(exposed.includes(name), `exposes ${name}`)
+    for (const name of ['payment-required', 'payment-response', 'x-payment-response', 'www-authenticate', 'payment-receipt']) t.ok(exposed.includes(name), `exposes ${name}`)
   })
 
   t.test('the manifest advertises the same network as the 402', async (t) => {

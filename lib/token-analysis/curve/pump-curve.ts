@@ -4,7 +4,7 @@ import { POOL_PROGRAMS } from '../pools/pool-programs.js'
 
 /**
  * pump.fun's bonding curve: where its accounts are and a small reader of their documented layout
- * (../shared/docs/wave5.md; pump.fun's IDL, https://github.com/pump-fun/pump-public-docs/blob/main/idl/pump.json).
+ * (pump.fun's IDL, https://github.com/pump-fun/pump-public-docs/blob/main/idl/pump.json).
  * Offsets include the 8-byte Anchor discriminator.
  */
 export const PUMP_PROGRAM = address('6EF8rrecthR5Dkzon8Nwu78hRvfCKubJ14M5uBEwF6P')
@@ -39,7 +39,7 @@ export async function globalAddress (): Promise<Address> {
 /**
  * The canonical PumpSwap pool a completed curve migrates to: PDA_pAMM["pool", index u16 0,
  * creator, base mint, wrapped SOL], the creator being pump.fun's PDA["pool-authority", mint]
- * (wave5.md, checked on the mainnet pool GUXAutvX…).
+ * (checked on the mainnet pool GUXAutvX…).
  */
 export async function graduatedPoolAddress (mint: Address): Promise<Address> {
   const [authority] = await getProgramDerivedAddress({ programAddress: PUMP_PROGRAM, seeds: [text('pool-authority'), keys.encode(mint)] })

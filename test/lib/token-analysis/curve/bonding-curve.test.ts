@@ -11,7 +11,7 @@ import { curveAddress, globalAddress, graduatedPoolAddress, PUMP_PROGRAM } from 
 import { POOL_PROGRAMS } from '../../../../lib/token-analysis/pools/pool-programs.js'
 
 // Curves, pump.fun's Global account and a graduated PumpSwap pool written on the local chain in
-// pump.fun's layout (offsets of ../shared/docs/wave5.md); every figure asserted is one this test wrote.
+// pump.fun's layout (the offsets of its public IDL); every figure asserted is one this test wrote.
 const net = await startLocalnet()
 t.teardown(() => net.stop())
 
