@@ -68,10 +68,10 @@ export const ConfigSchema = Type.Object({
     default: 'false',
     description: 'which X-Forwarded-* hops to trust: false, a hop count (1 = one proxy in front), or proxy addresses/CIDRs, comma-separated'
   }),
-  RATE_LIMIT_MAX: Int(0, 1_000_000, 0, 'requests per window and client; 0 turns rate limiting off'),
+  RATE_LIMIT_MAX: Int(0, 1_000_000, 300, 'requests per window and client (health probes are not counted); 0 turns rate limiting off'),
   RATE_LIMIT_WINDOW_MS: Int(1000, 86_400_000, 60_000, 'rate limit window'),
   REQUIRE_WALLET_SIGNATURE: Type.Boolean({ default: false, description: 'refuse pay-then-prove proofs without x-payment-wallet-signature (binds a proof to its request)' }),
-  PROOF_FAILURE_LIMIT: Int(0, 1_000_000, 0, 'failed payment proofs per client and rate-limit window before 429; 0 turns it off'),
+  PROOF_FAILURE_LIMIT: Int(0, 1_000_000, 20, 'failed payment proofs per client and rate-limit window before 429; 0 turns it off'),
   BODY_LIMIT_BYTES: Int(1024, 10_485_760, 16_384, 'largest accepted request body'),
   RPC_TIMEOUT_MS: Int(100, 120_000, 10_000, 'timeout of one RPC request'),
   DATA_RPC_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 100, maximum: 120_000, description: 'timeout of one request to the data RPC; RPC_TIMEOUT_MS when unset' })),

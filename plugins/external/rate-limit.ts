@@ -2,13 +2,20 @@ import rateLimit from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
 import { AppError } from '../../lib/errors/app-error.js'
 
-/** Off unless RATE_LIMIT_MAX is set; answers 429 in the common error shape with Retry-After. */
+// A balancer's probes come from one address every few seconds: they are never what a limit is for.
+const isHealthProbe = (url: string): boolean => url === '/health' || url.startsWith('/health/')
+
+/**
+ * RATE_LIMIT_MAX requests per client and window (on by default, 0 turns it off); answers 429 in the
+ * common error shape with Retry-After. Health probes are not counted.
+ */
 export default fp(async (fastify) => {
   const { RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS } = fastify.config
   if (RATE_LIMIT_MAX === 0) return
   await fastify.register(rateLimit, {
     max: RATE_LIMIT_MAX,
     timeWindow: RATE_LIMIT_WINDOW_MS,
+    allowList: (request) => isHealthProbe(request.url),
     errorResponseBuilder: (_request, context) => new AppError('RATE_LIMITED',
       `Rate limit of ${context.max} requests per ${RATE_LIMIT_WINDOW_MS / 1000} s exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
       { details: { retryAfterSeconds: Math.ceil(context.ttl / 1000) } })

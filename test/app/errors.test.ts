@@ -63,19 +63,26 @@ t.test('request ids: an incoming x-request-id is echoed, a missing or odd one is
 
 t.test('rate limiting answers 429 in the error shape with Retry-After', async (t) => {
   const app = await build(t, { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW_MS: '60000' })
-  await app.inject('/health/live')
-  await app.inject('/health/live')
-  const res = await app.inject('/health/live')
+  await app.inject('/.well-known/agent.json')
+  await app.inject('/.well-known/agent.json')
+  const res = await app.inject('/.well-known/agent.json')
   t.equal(res.statusCode, 429)
   assertErrorShape(t, res.json(), 429, 'RATE_LIMITED')
   t.ok(Number(res.headers['retry-after']) > 0)
 })
 
-t.test('rate limiting is off by default', async (t) => {
+t.test('rate limiting is on by default (300 a minute per client); health probes are never counted', async (t) => {
   const app = await build(t)
-  const statuses = new Set<number>()
-  for (let i = 0; i < 30; i++) statuses.add((await app.inject('/health/live')).statusCode)
-  t.same([...statuses], [200])
+  t.equal(app.config.RATE_LIMIT_MAX, 300)
+  t.equal(app.config.PROOF_FAILURE_LIMIT, 20)
+  const probes = new Set<number>()
+  for (let i = 0; i < 320; i++) probes.add((await app.inject('/health/live')).statusCode)
+  t.same([...probes], [200], '320 probes: all answered')
+  const statuses: number[] = []
+  for (let i = 0; i < 301; i++) statuses.push((await app.inject({ url: '/.well-known/agent.json', remoteAddress: '10.0.0.5' })).statusCode)
+  t.same(new Set(statuses.slice(0, 300)), new Set([200]), 'the first 300 requests of a client are served')
+  t.equal(statuses[300], 429, 'the 301st is limited')
+  t.equal((await app.inject({ url: '/.well-known/agent.json', remoteAddress: '10.0.0.6' })).statusCode, 200, 'another client is not')
 })
 
 t.test('CORS is open for GET and exposes the payment headers', async (t) => {
