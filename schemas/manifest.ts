@@ -46,6 +46,9 @@ export const Manifest = Type.Object({
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
     description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature; a present one is always checked (additive)'
   })),
+  redelivery: Type.Optional(Type.Union([Type.Literal('payment'), Type.Literal('buyer-only')], {
+    description: "who may fetch again a paid answer that did not reach its buyer: 'payment', whoever brings the same payment; 'buyer-only', only the buyer (same payment-identifier, or the payer's wallet signature) (additive)"
+  })),
   refund: Type.Optional(RefundExtensionBody)
 }, { $id: 'Manifest', additionalProperties: false, description: 'The merchant manifest served at /.well-known/agent.json' })
 

@@ -18,6 +18,7 @@ interface ManifestConfig extends TermsConfig, RefundSettings {
   AGENT_NAME: string
   AGENT_DESCRIPTION: string
   REQUIRE_WALLET_SIGNATURE: boolean
+  REDELIVERY: 'payment' | 'buyer-only'
   network: NetworkName
   dataNetwork: NetworkName
 }
@@ -60,6 +61,7 @@ export function createManifestBuilder (config: ManifestConfig, catalogue: Catalo
     a2a_card_url: `${base}${AGENT_CARD_PATH}`,
     mcp_bridge: `token-merchant mcp --merchant ${base}`,
     proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional',
+    redelivery: config.REDELIVERY,
     ...(refund === undefined ? {} : refund)
   })
 }

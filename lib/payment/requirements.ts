@@ -13,6 +13,8 @@ export interface MerchantTerms {
   recipientTokenAccount?: string
   /** REQUIRE_WALLET_SIGNATURE: proofs must carry the payer's signature binding them to the request. */
   walletSignatureRequired: boolean
+  /** REDELIVERY: who may fetch again an answer that did not reach its buyer. */
+  redelivery: 'payment' | 'buyer-only'
   /** The x402 fee payer: the exact scheme's transaction names it, and it co-signs. */
   feePayer?: string
 }
@@ -31,7 +33,8 @@ export function solanaPayUrl (terms: MerchantTerms, amount: bigint, message: str
 /**
  * One x402 v1 "exact" payment requirement. `extra` carries what a buyer without an x402
  * library needs: the amount in token units, symbol, decimals, the recipient token account,
- * the proof headers and a Solana Pay URL.
+ * the proof headers and a Solana Pay URL, and what protects a proof once its transfer is public
+ * (the wallet signature binds it to one request; `redelivery` says who gets a lost answer again).
  */
 export function paymentRequirement (terms: MerchantTerms, service: PaidService, resource: string) {
   return {
@@ -51,6 +54,7 @@ export function paymentRequirement (terms: MerchantTerms, service: PaidService, 
       ...(terms.recipientTokenAccount === undefined ? {} : { recipientTokenAccount: terms.recipientTokenAccount }),
       proofHeaders: { signature: PAYMENT_HEADERS.signature, wallet: PAYMENT_HEADERS.wallet, walletSignature: PAYMENT_HEADERS.walletSignature },
       walletSignatureRequired: terms.walletSignatureRequired,
+      redelivery: terms.redelivery,
       solanaPayUrl: solanaPayUrl(terms, service.price, service.description),
       ...(terms.feePayer === undefined ? {} : { feePayer: terms.feePayer })
     }

@@ -87,6 +87,7 @@ export default fp(async (fastify) => {
       label: config.AGENT_NAME,
       maxAgeSeconds: config.PAYMENT_MAX_AGE_SECONDS,
       walletSignatureRequired: config.REQUIRE_WALLET_SIGNATURE,
+      redelivery: config.REDELIVERY,
       feePayer: x402.feePayer.address
     },
     recipientTokenAccount: () => recipient.get(),

@@ -90,7 +90,7 @@ async function doorUnderTest (t: Test, extra: (store: ReturnType<typeof createSq
     log: { warn: () => {}, error: () => {} }
   })
   const challenges = createHttpChallenges({
-    terms: { x402Network: 'solana-devnet', payTo: paid.merchant.address, mint: paid.mint, symbol: 'USDC', label: 'test merchant', maxAgeSeconds: 300, walletSignatureRequired: false, feePayer: feePayer.address },
+    terms: { x402Network: 'solana-devnet', payTo: paid.merchant.address, mint: paid.mint, symbol: 'USDC', label: 'test merchant', maxAgeSeconds: 300, walletSignatureRequired: false, redelivery: 'payment', feePayer: feePayer.address },
     recipientTokenAccount: () => undefined,
     publicBaseUrl: BASE_URL,
     catalogue: CATALOGUE,

@@ -13,7 +13,8 @@ const TERMS: MerchantTerms = {
   label: 'Test "Merchant" \\ ünïcode',
   maxAgeSeconds: 900,
   recipientTokenAccount: 'Hry8FWC2WjuCHGyiz9tD2HduLXSXLUQMA36FVmny6sTB',
-  walletSignatureRequired: false
+  walletSignatureRequired: false,
+  redelivery: 'payment'
 }
 const service = CATALOGUE.product('analyze-token')
 

@@ -6,7 +6,7 @@ import { proofHeaders, startPaidChain } from '../../fixtures/paid-chain.js'
 
 t.test('request-bound proofs: a front-runner with a stolen signature is refused, the owner is served', async t => {
   const paid = await startPaidChain(t)
-  const app = await build(t, { ...paid.env, REQUIRE_WALLET_SIGNATURE: 'true' }, (app) => {
+  const app = await build(t, { ...paid.env, REQUIRE_WALLET_SIGNATURE: 'true', REDELIVERY: 'buyer-only' }, (app) => {
     app.get('/test/paid', { config: { paidService: 'fetch-price' } }, async () => ({ delivered: true }))
   })
   const buyer = await paid.newBuyer()
@@ -15,6 +15,11 @@ t.test('request-bound proofs: a front-runner with a stolen signature is refused,
   const challenge = (await app.inject('/test/paid')).json()
   t.equal(challenge.accepts[0].extra.walletSignatureRequired, true, 'the 402 announces the requirement')
   t.equal((await app.inject('/.well-known/agent.json')).json().proof_wallet_signature, 'required', 'and so does the manifest')
+  t.equal(challenge.accepts[0].extra.redelivery, 'buyer-only', 'the 402 names who gets a lost answer again')
+  t.equal((await app.inject('/.well-known/agent.json')).json().redelivery, 'buyer-only', 'the manifest too')
+  const defaults = await build(t, paid.env)
+  t.match((await defaults.inject('/api/fetch-price/SOL')).json().accepts[0].extra, { walletSignatureRequired: false, redelivery: 'payment' }, 'by default: the seed\'s flow, discoverable')
+  t.equal((await defaults.inject('/.well-known/agent.json')).json().redelivery, 'payment')
 
   // The front-runner saw the transaction land: it knows the signature and the payer, not the key.
   const stolen = await app.inject({ url: '/test/paid', headers: proofHeaders(signature, buyer.address) })
