@@ -46,6 +46,7 @@ export const Manifest = Type.Object({
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
     description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature; a present one is always checked (additive)'
   })),
+  proof_payer_rule: Type.Optional(Type.String({ description: 'who pay-then-prove may name as the payer in x-payment-wallet (additive)' })),
   redelivery: Type.Optional(Type.Union([Type.Literal('payment'), Type.Literal('buyer-only')], {
     description: "who may fetch again a paid answer that did not reach its buyer: 'payment', whoever brings the same payment; 'buyer-only', only the buyer (same payment-identifier, or the payer's wallet signature) (additive)"
   })),

@@ -24,3 +24,12 @@ export const X402_HEADERS = {
   /** v2 receipt */
   responseV2: 'payment-response'
 } as const
+
+/**
+ * Who a pay-then-prove proof may name as the payer (x-payment-wallet), said where buyers look
+ * before paying (the 402's extra, the manifest, the OpenAPI header), so nobody pays in a way that
+ * cannot redeem.
+ */
+export const PROOF_PAYER_RULE = 'x-payment-wallet names a wallet that signed the payment transaction and either owns the token account that paid, ' +
+  'is a signing member of its owner multisig (or the multisig itself), or moved the tokens as their delegate (then x-payment-wallet-signature is required). ' +
+  'Tokens owned by a program address (PDA) pay through a delegate it approved.'

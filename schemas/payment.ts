@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { PAYMENT_HEADERS, X402_HEADERS } from './payment-headers.js'
+import { PAYMENT_HEADERS, PROOF_PAYER_RULE, X402_HEADERS } from './payment-headers.js'
 import { PaymentRequiredCodes } from './responses.js'
 
 export const PaymentRequirement = Type.Object({
@@ -23,6 +23,7 @@ export const PaymentRequirement = Type.Object({
       walletSignature: Type.String({ examples: ['x-payment-wallet-signature'], description: 'the payer\'s base58 ed25519 signature over "token-merchant proof <signature> <METHOD> <path>"' })
     }, { description: 'headers to send with the repeated request' }),
     walletSignatureRequired: Type.Boolean({ description: 'whether proofs must carry the wallet signature; a present one is always checked. Once a pay-then-prove transfer lands, its signature and wallet are public: anyone who sees it can send the two headers first, unless the proof carries the wallet signature, which only the payer can make' }),
+    payerRule: Type.String({ description: 'who pay-then-prove may name as the payer in x-payment-wallet' }),
     redelivery: Type.Union([Type.Literal('payment'), Type.Literal('buyer-only')], { description: "who may fetch again a paid answer that did not reach its buyer: 'payment', whoever brings the same payment; 'buyer-only', only a request with the same payment-identifier or the payer's wallet signature" }),
     solanaPayUrl: Type.String({ description: 'Solana Pay transfer request for the payment' }),
     feePayer: Type.Optional(Type.String({ description: 'x402 exact scheme: the fee payer the transaction must name; the merchant co-signs as it and pays the fee' }))
@@ -46,7 +47,7 @@ export const PaymentRequired = Type.Object({
  */
 export const PROOF_HEADERS = Type.Object({
   [PAYMENT_HEADERS.signature]: Type.Optional(Type.String({ description: 'base58 signature of the payment transaction (pay-then-prove)' })),
-  [PAYMENT_HEADERS.wallet]: Type.Optional(Type.String({ description: 'base58 public key of the wallet that signed and paid' })),
+  [PAYMENT_HEADERS.wallet]: Type.Optional(Type.String({ description: `base58 public key of the wallet that signed and paid. ${PROOF_PAYER_RULE}` })),
   [PAYMENT_HEADERS.walletSignature]: Type.Optional(Type.String({ description: 'the payer\'s base58 ed25519 signature over the UTF-8 text "token-merchant proof <signature> <METHOD> <path>": binds the proof to this request' })),
   [X402_HEADERS.paymentV1]: Type.Optional(Type.String({ description: 'x402 v1 payment (standard flow): base64 JSON PaymentPayload with the payer-signed exact transaction' })),
   [X402_HEADERS.paymentV2]: Type.Optional(Type.String({ description: 'x402 v2 payment (standard flow): base64 JSON PaymentPayload with the payer-signed exact transaction' }))

@@ -1,5 +1,6 @@
 import { SERVICE_VERSION } from '../../project.js'
 import type { ManifestBody } from '../../schemas/manifest.js'
+import { PROOF_PAYER_RULE } from '../../schemas/payment-headers.js'
 import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS } from '../payment/catalog.js'
 import { AGENT_CARD_PATH } from '../../schemas/a2a.js'
@@ -61,6 +62,7 @@ export function createManifestBuilder (config: ManifestConfig, catalogue: Catalo
     a2a_card_url: `${base}${AGENT_CARD_PATH}`,
     mcp_bridge: `token-merchant mcp --merchant ${base}`,
     proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional',
+    proof_payer_rule: PROOF_PAYER_RULE,
     redelivery: config.REDELIVERY,
     ...(refund === undefined ? {} : refund)
   })

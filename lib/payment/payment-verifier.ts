@@ -135,7 +135,8 @@ export function createPaymentVerifier (options: VerifierOptions) {
         mint: options.mint,
         price: service.price,
         maxAgeSeconds: options.maxAgeSeconds,
-        nowSeconds: Math.floor(Date.now() / 1000)
+        nowSeconds: Math.floor(Date.now() / 1000),
+        walletSignatureProven: request.buyerProven
       }
       const check = checkLandedPayment(tx, { ...expected, multisigs: await multisigOwners(ownersToReadAsMultisig(tx, expected)) })
       if (check.kind === 'refused') return check

@@ -1,6 +1,7 @@
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidService } from './catalog.js'
 import { PAYMENT_HEADERS } from './headers.js'
 import { refusal, type Refusal } from '../contract/refusal.js'
+import { PROOF_PAYER_RULE } from '../../schemas/payment-headers.js'
 
 export interface MerchantTerms {
   x402Network: string
@@ -55,6 +56,7 @@ export function paymentRequirement (terms: MerchantTerms, service: PaidService, 
       proofHeaders: { signature: PAYMENT_HEADERS.signature, wallet: PAYMENT_HEADERS.wallet, walletSignature: PAYMENT_HEADERS.walletSignature },
       walletSignatureRequired: terms.walletSignatureRequired,
       redelivery: terms.redelivery,
+      payerRule: PROOF_PAYER_RULE,
       solanaPayUrl: solanaPayUrl(terms, service.price, service.description),
       ...(terms.feePayer === undefined ? {} : { feePayer: terms.feePayer })
     }

@@ -15,15 +15,24 @@ const TokenBalance = Type.Object({
   uiTokenAmount: Type.Object({ amount: Type.String({ pattern: '^[0-9]{1,20}$' }) })
 })
 const Balances = Type.Optional(Type.Union([Type.Array(TokenBalance), Type.Null()]))
+const Instruction = Type.Object({
+  programIdIndex: WholeNumber,
+  accounts: Type.Array(WholeNumber, { maxItems: 256 }),
+  data: Type.String({ maxLength: 2048 })
+})
+// A transaction is at most 1,232 bytes: these bounds are far above anything a node can send.
+const Instructions = Type.Array(Instruction, { maxItems: 256 })
+const InnerInstructions = Type.Optional(Type.Union([Type.Array(Type.Object({ instructions: Instructions }), { maxItems: 256 }), Type.Null()]))
 
 /** The getTransaction fields the payment check reads, as a node must send them. */
 const PaymentTransactionShape = Type.Object({
   blockTime: Type.Union([WholeNumber, Type.Null()]),
-  meta: Type.Union([Type.Object({ err: Type.Unknown(), preTokenBalances: Balances, postTokenBalances: Balances }), Type.Null()]),
+  meta: Type.Union([Type.Object({ err: Type.Unknown(), preTokenBalances: Balances, postTokenBalances: Balances, innerInstructions: InnerInstructions }), Type.Null()]),
   transaction: Type.Object({
     message: Type.Object({
       accountKeys: Type.Array(Type.String({ minLength: 32, maxLength: 44 }), { minItems: 1 }),
-      header: Type.Object({ numRequiredSignatures: WholeNumber })
+      header: Type.Object({ numRequiredSignatures: WholeNumber }),
+      instructions: Type.Optional(Instructions)
     })
   })
 })

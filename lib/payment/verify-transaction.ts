@@ -1,6 +1,14 @@
 import { formatTokenAmount } from './catalog.js'
 import type { OwnerMultisig } from './owner-multisig.js'
+import { delegatedOwners } from './transfer-delegates.js'
 import { refusal, type Refusal } from '../contract/refusal.js'
+
+/** An instruction as encoding "json" gives it: indexes into the account keys, data in base58. */
+export interface CompiledInstruction {
+  programIdIndex: number | bigint
+  accounts: ReadonlyArray<number | bigint>
+  data: string
+}
 
 /** The parts of a getTransaction (encoding "json") result the check reads. */
 export interface PaymentTransaction {
@@ -9,11 +17,13 @@ export interface PaymentTransaction {
     err: unknown
     preTokenBalances?: readonly TokenBalance[] | null
     postTokenBalances?: readonly TokenBalance[] | null
+    innerInstructions?: ReadonlyArray<{ instructions: readonly CompiledInstruction[] }> | null
   } | null
   transaction: {
     message: {
       accountKeys: readonly string[]
       header: { numRequiredSignatures: number }
+      instructions?: readonly CompiledInstruction[]
     }
   }
 }
@@ -37,6 +47,11 @@ export interface PaymentExpectation {
    * a multisig never signs, so the buyer names it, or one of its signers who signed the transaction.
    */
   multisigs?: ReadonlyMap<string, OwnerMultisig>
+  /**
+   * The proof carries the named wallet's request-bound signature: a delegate that moved an
+   * owner's tokens may then claim them (without it, a delegate's proof is refused as unproven).
+   */
+  walletSignatureProven?: boolean
 }
 
 /** At most this many multisig owners are read for one proof: a payment has one source in practice. */
@@ -124,17 +139,20 @@ export function ownersToReadAsMultisig (tx: PaymentTransaction, expected: Omit<P
 
 /**
  * What the named wallet may claim of what each owner spent: its own tokens when it signed, a
- * multisig's when it is that multisig or a member of it who signed. Never the fee payer's or a
- * stranger's standing: paying the fee, or signing without being the owner or a member, gives none.
+ * multisig's when it is that multisig or a member of it who signed, an owner's whose tokens it
+ * moved as their delegate when it signed and proved the request (`delegates`: the owners it
+ * moved tokens for). Never the fee payer's or a stranger's standing: paying the fee, or signing
+ * without being the owner, a member or the transfer's authority, gives none.
  */
-function payerSpent (tx: PaymentTransaction, meta: NonNullable<PaymentTransaction['meta']>, expected: PaymentExpectation): bigint {
+function payerSpent (tx: PaymentTransaction, meta: NonNullable<PaymentTransaction['meta']>, expected: PaymentExpectation, delegates: ReadonlySet<string>): bigint {
   const signed = signersOf(tx).includes(expected.payer)
   let spent = 0n
   for (const [owner, amount] of spentByOwner(meta, expected.mint)) {
     const multisig = expected.multisigs?.get(owner)
     const authorised = owner === expected.payer
       ? signed || multisig !== undefined
-      : signed && multisig !== undefined && multisig.signers.includes(expected.payer)
+      : signed && ((multisig !== undefined && multisig.signers.includes(expected.payer)) ||
+        (expected.walletSignatureProven === true && delegates.has(owner)))
     if (authorised) spent += amount
   }
   return spent
@@ -172,9 +190,14 @@ export function checkLandedPayment (tx: PaymentTransaction, expected: PaymentExp
   }
 
   // A signer is not enough (a fee payer signs too): the wallet must own the tokens that paid, or
-  // be their owner multisig, or one of its signers.
-  if (payerSpent(tx, tx.meta, expected) <= 0n) {
-    return refusal('PAYER_MISMATCH', 'x-payment-wallet is not the owner of the tokens that paid, nor a signer of their owner multisig')
+  // be their owner multisig, or one of its signers, or the delegate that moved them.
+  const delegates = delegatedOwners(tx, expected.mint).get(expected.payer) ?? new Set<string>()
+  if (payerSpent(tx, tx.meta, expected, delegates) <= 0n) {
+    if (delegates.size > 0 && expected.walletSignatureProven !== true) {
+      return refusal('WALLET_SIGNATURE_REQUIRED',
+        'x-payment-wallet moved the tokens that paid as their delegate: a delegate proves with x-payment-wallet-signature (extra.proofHeaders.walletSignature)')
+    }
+    return refusal('PAYER_MISMATCH', 'x-payment-wallet is not the owner of the tokens that paid, nor a signer of their owner multisig, nor the delegate that moved them')
   }
 
   if (tx.blockTime === null) {

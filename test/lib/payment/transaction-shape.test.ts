@@ -43,3 +43,16 @@ t.test('what the schema cannot say: a u64 bound, a clock, a missing err', async 
   t.equal(transactionShapeProblem(huge, NOW), '/meta/preTokenBalances: amount above u64')
   t.equal(transactionShapeProblem({ ...answer(), blockTime: BigInt(NOW + 3600) }, NOW), '/blockTime: in the future')
 })
+
+t.test('instructions, read to find a delegate, are checked too', async t => {
+  const withInstructions = (instructions: unknown, innerInstructions: unknown) => {
+    const tx = answer()
+    return { ...tx, meta: { ...tx.meta, innerInstructions }, transaction: { ...tx.transaction, message: { ...tx.transaction.message, instructions } } }
+  }
+  const transfer = { programIdIndex: 1n, accounts: [0n, 1n, 0n], data: '3Bxs4ThwQbE4vyj5', stackHeight: null }
+  t.equal(transactionShapeProblem(withInstructions([transfer], [{ index: 0n, instructions: [transfer] }]), NOW), undefined, 'as a node sends them')
+  t.equal(transactionShapeProblem(withInstructions([transfer], null), NOW), undefined, 'no inner instructions recorded')
+  t.match(transactionShapeProblem(withInstructions([{ ...transfer, accounts: ['zero'] }], []), NOW), /^\/transaction\/message\/instructions/)
+  t.match(transactionShapeProblem(withInstructions([{ ...transfer, data: 7 }], []), NOW), /^\/transaction\/message\/instructions/)
+  t.match(transactionShapeProblem(withInstructions([], [{ index: 0n, instructions: [{ programIdIndex: -1 }] }]), NOW), /^\/meta/)
+})
