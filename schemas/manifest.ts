@@ -36,19 +36,19 @@ export const Manifest = Type.Object({
   openapi_url: Type.String({ format: 'uri', description: 'absolute URL of the OpenAPI document (additive)' }),
   mcp_url: Type.String({
     format: 'uri',
-    description: 'absolute URL of the MCP endpoint (streamable HTTP): the same products as tools, paid through x402\'s MCP transport (additive)'
+    description: 'absolute URL of the MCP endpoint (streamable HTTP). The same products as tools, paid through x402\'s MCP transport (additive)'
   }),
   a2a_card_url: Type.Optional(Type.String({ format: 'uri', description: 'absolute URL of the A2A agent card (additive)' })),
   mcp_bridge: Type.String({
-    description: 'the command an MCP host runs to buy these tools over stdio, paid by the buyer\'s wallet within its limits (the token-merchant client; add --keypair) (additive)',
+    description: 'the command an MCP host runs to buy these tools over stdio. Paid by the buyer\'s wallet within its limits (the token-merchant client; add --keypair) (additive)',
     examples: ['token-merchant mcp --merchant http://localhost:3000']
   }),
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
-    description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature; a present one is always checked (additive)'
+    description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature. A present one is always checked (additive)'
   })),
-  proof_payer_rule: Type.Optional(Type.String({ description: 'who pay-then-prove may name as the payer in x-payment-wallet (additive)' })),
+  proof_payer_rule: Type.Optional(Type.String({ description: 'who may be named in x-payment-wallet (additive)' })),
   redelivery: Type.Optional(Type.Union([Type.Literal('payment'), Type.Literal('buyer-only')], {
-    description: "who may fetch again a paid answer that did not reach its buyer: 'payment', whoever brings the same payment; 'buyer-only', only the buyer (same payment-identifier, or the payer's wallet signature) (additive)"
+    description: 'who gets a lost answer again: whoever brings the payment, or only its buyer (additive)'
   })),
   refund: Type.Optional(RefundExtensionBody)
 }, { $id: 'Manifest', additionalProperties: false, description: 'The merchant manifest served at /.well-known/agent.json' })

@@ -22,9 +22,9 @@ export const PaymentRequirement = Type.Object({
       wallet: Type.String({ examples: ['x-payment-wallet'] }),
       walletSignature: Type.String({ examples: ['x-payment-wallet-signature'], description: 'the payer\'s base58 ed25519 signature over "token-merchant proof <signature> <METHOD> <path>"' })
     }, { description: 'headers to send with the repeated request' }),
-    walletSignatureRequired: Type.Boolean({ description: 'whether proofs must carry the wallet signature; a present one is always checked. Once a pay-then-prove transfer lands, its signature and wallet are public: anyone who sees it can send the two headers first, unless the proof carries the wallet signature, which only the payer can make' }),
-    payerRule: Type.String({ description: 'who pay-then-prove may name as the payer in x-payment-wallet' }),
-    redelivery: Type.Union([Type.Literal('payment'), Type.Literal('buyer-only')], { description: "who may fetch again a paid answer that did not reach its buyer: 'payment', whoever brings the same payment; 'buyer-only', only a request with the same payment-identifier or the payer's wallet signature" }),
+    walletSignatureRequired: Type.Boolean({ description: 'whether proofs must carry the wallet signature; a present one is always checked' }),
+    payerRule: Type.String({ description: 'who may be named in x-payment-wallet' }),
+    redelivery: Type.Union([Type.Literal('payment'), Type.Literal('buyer-only')], { description: 'who gets a lost answer again: whoever brings the payment, or only its buyer (wallet signature)' }),
     solanaPayUrl: Type.String({ description: 'Solana Pay transfer request for the payment' }),
     feePayer: Type.Optional(Type.String({ description: 'x402 exact scheme: the fee payer the transaction must name; the merchant co-signs as it and pays the fee' }))
   })

@@ -271,7 +271,7 @@ export const TransferSimulation = Type.Object({
 }, {
   $id: 'TransferSimulation',
   additionalProperties: false,
-  description: 'A plain transfer (transferChecked) from the largest account to a new account, simulated on chain with simulateTransaction (sigVerify false, replaceRecentBlockhash): can the token move at all, independent of any DEX. `received` and `fee_charged` are in base units.'
+  description: 'Can the token move at all, independent of any DEX. A plain transfer (transferChecked) from the largest account to a new account, simulated on chain with simulateTransaction (sigVerify false, replaceRecentBlockhash); `received` and `fee_charged` are in base units.'
 })
 
 export const CheckEntry = Type.Object({
