@@ -117,7 +117,8 @@ export function createServer (config: Config, logStream?: DestinationStream): Fa
  * The root plugin: configuration, then third-party plugins, then our own services, then the
  * routes. The load order is the dependency direction. `catalogue`: the products sold (CATALOGUE
  * unless given), from which every door and document is derived. `clock`: the time the store's
- * payment leases are read on (a test's, turned by hand; the engine's own unless given).
+ * payment leases and the registry listing's age are read on (a test's, turned by hand; the
+ * engine's own unless given).
  */
 export default async function app (fastify: FastifyInstance, opts: { config: Config, catalogue?: Catalogue, clock?: Clock }) {
   await fastify.register(configPlugin, { config: opts.config })
@@ -147,7 +148,7 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(payment)
   await fastify.register(prices)
   await fastify.register(tokenAnalysis)
-  await fastify.register(registry)
+  await fastify.register(registry, { now: opts.clock })
   await fastify.register(reputation)
   // Refunds of payments never delivered (REFUNDS): after x402, whose fee payer pays their fees.
   await fastify.register(refunds)

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { createRpcBatchClient } from '../../lib/solana/rpc-batch.js'
 import { createRegistryScanner } from '../../lib/registry/registry-scanner.js'
 import { createRegistryService } from '../../lib/registry/registry-service.js'
+import type { Clock } from '../../db/clocked-store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,8 +18,11 @@ declare module 'fastify' {
 // only meet 429s sooner; a read cut short keeps what it stored and resumes on the next refresh.
 const REQUESTS_IN_FLIGHT = 4
 
-/** The on-chain agent registry, read from REGISTRY_ADDRESS into the store and served from there. */
-export default fp(async (fastify) => {
+/**
+ * The on-chain agent registry, read from REGISTRY_ADDRESS into the store and served from there;
+ * `now`: the clock its listing's age is read on (a test turns it instead of waiting).
+ */
+export default fp(async (fastify, opts: { now?: Clock }) => {
   const { network, rpcUrl, RPC_TIMEOUT_MS, REGISTRY_ADDRESS, REGISTRY_REFRESH_SECONDS, REGISTRY_BATCH_SIZE, REGISTRY_MAX_PAGES } = fastify.config
   const key = { network, registryAddress: REGISTRY_ADDRESS }
   const repository = fastify.store.registry
@@ -38,7 +42,8 @@ export default fp(async (fastify) => {
     refreshSeconds: REGISTRY_REFRESH_SECONDS,
     // One chain read at a time across every instance on the store; the others then find it fresh.
     exclusive: async (task) => await fastify.store.exclusive(`registry-read:${key.network}:${key.registryAddress}`, task),
-    log: fastify.log.child({ component: 'registry' })
+    log: fastify.log.child({ component: 'registry' }),
+    ...(opts.now === undefined ? {} : { now: opts.now })
   })
   fastify.decorate('registry', registry)
   fastify.addHook('onClose', async () => registry.close())

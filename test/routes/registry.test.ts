@@ -40,9 +40,12 @@ t.test('GET /registry lists the registrations read from the chain', async t => {
   // A new registration, once the listing is stale, is in the next answer despite the cached text.
   const carol = await net.createWallet()
   await registerAgent({ rpc: net.rpc, signer: carol, registryAddress, name: 'gamma', manifestUrl: 'https://gamma.example/agent.json', pollIntervalMs: 20 })
-  const later = await build(t, { SOLANA_RPC_URL: net.url, REGISTRY_ADDRESS: registryAddress, REGISTRY_REFRESH_SECONDS: '1', DATABASE_PATH: app.config.DATABASE_PATH })
+  // The listing's age is read on the app's clock: turned past REGISTRY_REFRESH_SECONDS, not waited for.
+  let ahead = 0
+  const later = await build(t, { SOLANA_RPC_URL: net.url, REGISTRY_ADDRESS: registryAddress, REGISTRY_REFRESH_SECONDS: '1', DATABASE_PATH: app.config.DATABASE_PATH },
+    undefined, undefined, undefined, () => Date.now() + ahead)
   await later.inject('/registry')
-  await new Promise(resolve => setTimeout(resolve, 1100))
+  ahead = 1100
   t.same((await later.inject('/registry')).json().agents.map((agent: { name: string }) => agent.name), ['gamma', 'beta', 'alpha'])
 
   const invalid = await app.inject({ url: '/registry', query: { wallet: 'not-an-address' } })

@@ -178,11 +178,11 @@ t.test('settlement fails after the tool ran: a tool error with the reason and no
   t.match(rows, [{ outcome: 'X402_SETTLEMENT_FAILED', flow: 'mcp' }])
   t.equal(rows.length, 1)
 
-  // The same payment again, once any pending lease ran out: the transaction cannot land, so it is refused.
-  await new Promise(resolve => setTimeout(resolve, 1100))
+  // The same payment again, at once: the failed settlement left no lease to wait out (the claim is
+  // released), and the transaction cannot land, so the simulation refuses it.
   const retried = await call('fetch_price', { token: 'SOL' }, payload)
   t.equal(retried.isError, true)
-  t.match(structured(retried), { error: /^X402_/ })
+  t.match(structured(retried), { code: 'X402_SIMULATION_FAILED', error: /^X402_SIMULATION_FAILED: / })
   t.equal(await m.merchantBalance(), before, 'still nothing moved')
 })
 
