@@ -46,6 +46,9 @@ export const Manifest = Type.Object({
   proof_wallet_signature: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')], {
     description: 'whether pay-then-prove proofs must carry x-payment-wallet-signature. A present one is always checked (additive)'
   })),
+  payment_methods: Type.Optional(Type.Array(Type.Union([Type.Literal('x402'), Type.Literal('pay-then-prove'), Type.Literal('mpp')]), {
+    description: 'the ways to pay a paid route over HTTP; mpp: the Solana charge (additive)'
+  })),
   proof_payer_rule: Type.Optional(Type.String({ description: 'who may be named in x-payment-wallet (additive)' })),
   redelivery: Type.Optional(Type.Union([Type.Literal('payment'), Type.Literal('buyer-only')], {
     description: 'who gets a lost answer again: whoever brings the payment, or only its buyer (additive)'

@@ -3,7 +3,7 @@ import { PAYMENT_HEADERS, X402_HEADERS } from '../../schemas/payment-headers.js'
 import { X402_PAYMENT_META_KEY } from '../../schemas/mcp.js'
 import { MCP_PATH } from './merchant-manifest.js'
 import { AGENT_CARD_PATH } from '../../schemas/a2a.js'
-import { exampleUrl, type ProductTerms } from './payment-terms.js'
+import { exampleUrl, MPP_CHARGE_HOW_TO, type ProductTerms } from './payment-terms.js'
 
 /**
  * The two discovery documents that are not the OpenAPI one: /.well-known/x402 for x402 crawlers
@@ -15,12 +15,13 @@ export interface DiscoveryDocuments {
   llmsTxt: (base: string) => string
 }
 
-export function createDiscoveryDocuments (options: { name: string, description: string, products: ProductTerms[] }): DiscoveryDocuments {
+export function createDiscoveryDocuments (options: { name: string, description: string, products: ProductTerms[], mpp?: boolean }): DiscoveryDocuments {
   const { products } = options
   const instructions = `Each resource answers 402 with the terms in ${X402_HEADERS.paymentRequired.toUpperCase()} (x402 v2, exact scheme, Solana). ` +
     `Pay with an x402 client (${X402_HEADERS.paymentV2.toUpperCase()} header) and repeat the request, or transfer the price to payTo and repeat it ` +
     `with ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet}. Replace the path parameter to buy another token. ` +
-    'The OpenAPI document (/openapi.json) describes every operation; /llms.txt explains the service. A2A agents: /.well-known/agent-card.json.'
+    'The OpenAPI document (/openapi.json) describes every operation; /llms.txt explains the service. A2A agents: /.well-known/agent-card.json.' +
+    (options.mpp === true ? ` ${MPP_CHARGE_HOW_TO}` : '')
 
   const examples = (base: string) => products.map(product => exampleUrl(base, product, product.exampleParams))
 
@@ -46,6 +47,7 @@ export function createDiscoveryDocuments (options: { name: string, description: 
       `2. x402 v2: build and sign the exact-scheme transfer of \`accepts[0]\` (fee payer: \`extra.feePayer\`, the merchant co-signs and pays the fee), repeat the request with \`${X402_HEADERS.paymentV2.toUpperCase()}\`; the document comes with \`${X402_HEADERS.responseV2.toUpperCase()}\` (the receipt). x402 v1 clients use \`X-PAYMENT\`.`,
       `3. Or pay-then-prove: transfer the price to payTo yourself, then repeat the request with \`${PAYMENT_HEADERS.signature}\` (the transaction signature) and \`${PAYMENT_HEADERS.wallet}\` (the payer).`,
       `4. MCP: \`POST ${base}${MCP_PATH}\` (JSON-RPC, streamable HTTP); a paid tool called without payment returns the PaymentRequired; call it again with the PaymentPayload in \`params._meta["${X402_PAYMENT_META_KEY}"]\`.`,
+      ...(options.mpp === true ? [`5. ${MPP_CHARGE_HOW_TO}`] : []),
       '',
       'Send one payment form per request. Malformed input is refused (400) before any payment; a failure after payment charges nothing.',
       '',

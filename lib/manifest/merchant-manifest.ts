@@ -20,6 +20,7 @@ interface ManifestConfig extends TermsConfig, RefundSettings {
   AGENT_DESCRIPTION: string
   REQUIRE_WALLET_SIGNATURE: boolean
   REDELIVERY: 'payment' | 'buyer-only'
+  MPP_CHARGE: boolean
   network: NetworkName
   dataNetwork: NetworkName
 }
@@ -62,6 +63,7 @@ export function createManifestBuilder (config: ManifestConfig, catalogue: Catalo
     a2a_card_url: `${base}${AGENT_CARD_PATH}`,
     mcp_bridge: `token-merchant mcp --merchant ${base}`,
     proof_wallet_signature: config.REQUIRE_WALLET_SIGNATURE ? 'required' : 'optional',
+    payment_methods: ['x402', 'pay-then-prove', ...(config.MPP_CHARGE ? ['mpp' as const] : [])],
     proof_payer_rule: PROOF_PAYER_RULE,
     redelivery: config.REDELIVERY,
     ...(refund === undefined ? {} : refund)

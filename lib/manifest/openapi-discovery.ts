@@ -4,7 +4,7 @@ import { COMMON_HEADERS, HEADERS } from '../../schemas/responses.js'
 import { proseList } from '../tools/tool-catalog.js'
 import { MCP_SESSION_HEADER, X402_PAYMENT_META_KEY } from '../../schemas/mcp.js'
 import { MCP_PATH } from './merchant-manifest.js'
-import type { ProductTerms } from './payment-terms.js'
+import { MPP_CHARGE_HOW_TO, type ProductTerms } from './payment-terms.js'
 import type { RefundExtension } from '../refunds/refund-extension.js'
 
 /**
@@ -17,17 +17,24 @@ import type { RefundExtension } from '../refunds/refund-extension.js'
 type Document = OpenApi.Document
 type Operation = OpenApi.OperationObject & { 'x-payment-info'?: unknown }
 
-/** `x-payment-info` of a paid operation: the price in decimal USD (the 402 asks atomic units), and how to pay (with the 402's extensions.refund when REFUNDS). */
-export function paymentInfo (terms: ProductTerms, refund?: RefundExtension) {
+/**
+ * `x-payment-info` of a paid operation: the price in decimal USD (the 402 asks atomic units), and
+ * how to pay (with the 402's extensions.refund when REFUNDS). With MPP's charge on, its Solana
+ * offer too, in both readers' forms: `protocols[].mpp` (@agentcash/discovery) and `offers`
+ * (mppx's discovery, amounts in base units as its challenges give them).
+ */
+export function paymentInfo (terms: ProductTerms, refund?: RefundExtension, mpp = false) {
   const x402 = { version: 2, scheme: 'exact', network: terms.network.v2, asset: terms.asset, payTo: terms.payTo, amount: terms.amount }
+  const charge = { method: 'solana', intent: 'charge', currency: terms.asset }
   return {
     price: { mode: 'fixed', currency: 'USD', amount: terms.price },
-    protocols: [{ x402: refund === undefined ? x402 : { ...x402, extensions: refund } }]
+    protocols: [{ x402: refund === undefined ? x402 : { ...x402, extensions: refund } }, ...(mpp ? [{ mpp: charge }] : [])],
+    ...(mpp ? { offers: [{ ...charge, amount: terms.amount, description: terms.description }] } : {})
   }
 }
 
 /** Short instructions an agent can follow (`info.x-guidance`); /llms.txt says the same at more length. */
-export function guidance (products: ProductTerms[]): string {
+export function guidance (products: ProductTerms[], mpp = false): string {
   const list = products.map(p => `${p.method} ${p.openapiPath} (${p.price} ${p.symbol}; MCP tool ${p.tool}): ${p.description}`).join(' ')
   return `Solana token data sold per request, paid in ${products[0]?.symbol ?? 'USDC'} over x402 (exact scheme, Solana). ${list} ` +
     'To buy: call the operation without payment; the 402 carries the terms in PAYMENT-REQUIRED (base64 JSON x402 v2 PaymentRequired) ' +
@@ -36,7 +43,8 @@ export function guidance (products: ProductTerms[]): string {
     'and answers with the document and PAYMENT-RESPONSE; or (b) pay-then-prove: transfer the price to payTo yourself, then repeat the ' +
     `request with ${PAYMENT_HEADERS.signature} and ${PAYMENT_HEADERS.wallet}. Send one payment form per request. Malformed input is refused ` +
     `(400) before any payment, and a failure after payment charges nothing. The same products are MCP tools at POST ${MCP_PATH} ` +
-    `(payment in params._meta["${X402_PAYMENT_META_KEY}"]). Free: /.well-known/agent.json, /.well-known/x402, /llms.txt, /reputation. A2A agents: /.well-known/agent-card.json.`
+    `(payment in params._meta["${X402_PAYMENT_META_KEY}"]). Free: /.well-known/agent.json, /.well-known/x402, /llms.txt, /reputation. A2A agents: /.well-known/agent-card.json.` +
+    (mpp ? ` ${MPP_CHARGE_HOW_TO}` : '')
 }
 
 const DECODED: Record<string, string> = {
@@ -148,12 +156,14 @@ export interface DiscoveryOptions {
   llmsTxtUrl: string
   /** The 402's extensions.refund, when REFUNDS. */
   refund?: RefundExtension
+  /** MPP's Solana charge is offered beside x402 (MPP_CHARGE). */
+  mpp?: boolean
 }
 
 /** The document as the route schemas produced it, finished for crawlers and generators. */
 export function finishDocument (document: Document, options: DiscoveryOptions): Document {
   const byPath = new Map(options.products.map(product => [product.openapiPath, product]))
-  document.info['x-guidance' as keyof typeof document.info] = guidance(options.products) as never
+  document.info['x-guidance' as keyof typeof document.info] = guidance(options.products, options.mpp) as never
   Object.assign(document, { 'x-agentcash-guidance': { llmsTxtUrl: options.llmsTxtUrl } })
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const operation of Object.values(item ?? {}) as Operation[]) {
@@ -161,7 +171,7 @@ export function finishDocument (document: Document, options: DiscoveryOptions): 
       // Authentication is declared per operation: none anywhere; payment is x-payment-info.
       operation.security = []
       const product = byPath.get(path)
-      if (product !== undefined) operation['x-payment-info'] = paymentInfo(product, options.refund)
+      if (product !== undefined) operation['x-payment-info'] = paymentInfo(product, options.refund, options.mpp)
       linkEncodedHeaders(operation)
     }
   }

@@ -37,6 +37,14 @@ export interface TermsConfig {
   x402Network: X402NetworkName
 }
 
+/**
+ * How an MPP client pays (the Payment HTTP authentication scheme, Solana's charge), said the same
+ * way in every discovery document that lists the ways to pay, when MPP_CHARGE is on.
+ */
+export const MPP_CHARGE_HOW_TO = 'MPP: the 402 also carries WWW-Authenticate: Payment challenges (method solana, intent charge), one to pull ' +
+  '(sign the transfer, the merchant co-signs as fee payer and sends it) and one to push (send the transfer yourself and present its signature); ' +
+  'repeat the request with Authorization: Payment and the credential, and the document comes with Payment-Receipt.'
+
 export function productTerms (config: TermsConfig, catalogue: Catalogue = CATALOGUE): ProductTerms[] {
   const network = x402Network(config.x402Network)
   return catalogue.products.map(paid => {

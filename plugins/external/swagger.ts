@@ -25,7 +25,7 @@ export default fp(async (fastify) => {
   const { PUBLIC_BASE_URL } = fastify.config
   const base = PUBLIC_BASE_URL?.replace(/\/+$/, '')
   const refund = refundExtension(fastify.config, receiptBaseUrl(PUBLIC_BASE_URL, fastify.config.PORT))
-  const discovery = { products: productTerms(fastify.config, fastify.catalogue), llmsTxtUrl: `${base ?? ''}/llms.txt`, ...(refund === undefined ? {} : { refund }) }
+  const discovery = { products: productTerms(fastify.config, fastify.catalogue), llmsTxtUrl: `${base ?? ''}/llms.txt`, mpp: fastify.config.MPP_CHARGE, ...(refund === undefined ? {} : { refund }) }
   await fastify.register(swagger, {
     openapi: {
       // 3.1: a null branch is `{ type: 'null' }`, which every generator renders (3.0's nullable enum broke orval).

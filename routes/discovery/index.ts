@@ -29,7 +29,7 @@ function sendCached (request: FastifyRequest, reply: FastifyReply, served: Serve
  */
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { config } = fastify
-  const documents = createDiscoveryDocuments({ name: config.AGENT_NAME, description: config.AGENT_DESCRIPTION, products: productTerms(config, fastify.catalogue) })
+  const documents = createDiscoveryDocuments({ name: config.AGENT_NAME, description: config.AGENT_DESCRIPTION, products: productTerms(config, fastify.catalogue), mpp: config.MPP_CHARGE })
   const wellKnown = perPublicBase(config.PUBLIC_BASE_URL, BASES, (base): { served?: Served, base: string } => ({ base }))
   const llms = perPublicBase(config.PUBLIC_BASE_URL, BASES, (base): Served => {
     const text = documents.llmsTxt(base)

@@ -22,7 +22,10 @@ t.test('@agentcash/discovery classes both paid operations as paid x402 at their 
   for (const endpoint of discovered.endpoints) {
     const price = PAID[endpoint.path]
     if (price === undefined) t.equal(endpoint.authMode, 'unprotected', `${endpoint.method} ${endpoint.path}: free`)
-    else t.match(endpoint, { authMode: 'paid', price, pricingMode: 'fixed', currency: 'USD', protocols: ['x402'] }, `${endpoint.method} ${endpoint.path}: paid`)
+    else {
+      t.match(endpoint, { authMode: 'paid', price, pricingMode: 'fixed', currency: 'USD' }, `${endpoint.method} ${endpoint.path}: paid`)
+      t.same(endpoint.protocols, ['x402', 'mpp'], `${endpoint.method} ${endpoint.path}: x402, and MPP's charge beside it`)
+    }
   }
   t.same(discovered.endpoints.filter(endpoint => endpoint.authMode === 'paid').map(endpoint => endpoint.path).sort(), Object.keys(PAID).sort(), 'both products')
 
