@@ -16,7 +16,10 @@ export const UNREACHABLE_URL = 'http://127.0.0.1:9'
 
 /**
  * Environment for a test instance: files in the test's own folder, quiet logs, nothing remote
- * (a public data network gets the unreachable URL instead of its public endpoint).
+ * (a public data network gets the unreachable URL instead of its public endpoint). The per-client
+ * limits are off unless a test sets them: every inject() comes from one address, and a test of
+ * exactly-once or of refusals sends far more than a client may (the defaults, 300 requests and 20
+ * failed proofs a minute, are tested in test/app/errors.test.ts; spawned servers run with them).
  */
 export function testEnv (t: Test, env: Record<string, string> = {}): Record<string, string> {
   const dir = testFolder(t)
@@ -29,6 +32,8 @@ export function testEnv (t: Test, env: Record<string, string> = {}): Record<stri
     MERCHANT_KEYPAIR_PATH: join(dir, 'merchant-keypair.json'),
     // Not the default path: created on first start only when asked.
     CREATE_KEYPAIR: 'true',
+    RATE_LIMIT_MAX: '0',
+    PROOF_FAILURE_LIMIT: '0',
     ...env
   }
   const dataNetwork = merged.DATA_NETWORK ?? (merged.SOLANA_NETWORK === 'localnet' ? 'localnet' : 'mainnet-beta')
