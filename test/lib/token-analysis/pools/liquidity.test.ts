@@ -17,9 +17,11 @@ import { poolBody } from '../../../../lib/token-analysis/pools/pool-body.js'
 // holders a real pool has; every figure asserted is one this test wrote.
 const net = await startLocalnet()
 t.teardown(() => net.stop())
-// The local chain does not serve getProgramAccounts on this branch; say so explicitly, so the
-// fallback is what these tests exercise whatever the chain learns later.
-net.failMethod('getProgramAccounts', { code: -32601, message: 'Method not found' })
+// Public nodes often refuse getProgramAccounts: most tests here have the local chain refuse it too,
+// so the fallback (the pools the market data names) is what they exercise; the search itself is
+// tested below with the method served, as agave serves it.
+const refuseSearches = () => net.failMethod('getProgramAccounts', { code: -32601, message: 'Method not found' })
+refuseSearches()
 
 const USDC = address('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU')
 const RENT = 10_000_000n
@@ -241,6 +243,26 @@ t.test('a node refusing getProgramAccounts: the pool the market data names is re
   t.same(burnt.findings, [], 'all LP burned: nothing to withdraw')
   const locked = await part.read(input(marketNaming(dammV2)))
   t.same(locked.findings, [{ code: 'LP_UNLOCKED', params: { percent: '10.00%', pool: dammV2, dex: 'Meteora DAMM v2' } }])
+})
+
+t.test('a node serving getProgramAccounts: every pool found without market data, one search per program and side, NO_POOL when none', async t => {
+  net.failMethod('getProgramAccounts', null)
+  t.teardown(refuseSearches)
+  const part = createLiquidityPart({ rpc: net.rpc, network: 'localnet' })
+  net.resetStats()
+  const { fields, findings, checks } = await part.read(input(marketNaming(undefined)))
+  t.equal(net.stats().getProgramAccounts, 2 * Object.keys(POOL_PROGRAMS).length, 'two searches (the mint at each side) for each of the programs')
+  t.equal(fields.liquidity?.available, true)
+  t.equal(fields.liquidity?.reason, undefined, 'every program searched: nothing to say')
+  t.same(new Set(fields.liquidity?.pools.map(pool => pool.address)), new Set(ALL), 'the eight pools written, none of the look-alikes')
+  t.same(findings.map(finding => finding.code), ['LP_UNLOCKED'], 'judged on the largest pool (AMM v4)')
+  t.match(checks, [{ check: 'liquidity', status: 'passed' }])
+
+  const lonely = await net.createMint({ decimals: 6, freezeAuthority: null })
+  const none = await part.read({ ...input(marketNaming(undefined)), mint: lonely })
+  t.same(none.fields.liquidity?.pools, [])
+  t.same(none.findings, [{ code: 'NO_POOL', params: { programs: none.findings[0]?.params.programs } }], 'a complete search that finds nothing: NO_POOL')
+  t.match(String(none.findings[0]?.params.programs), /Raydium AMM v4.*PumpSwap/)
 })
 
 t.test('a pool named by the market that is absent or of another program is not listed', async t => {
