@@ -100,6 +100,7 @@ export const ConfigSchema = Type.Object({
   RECEIPT_KEYPAIR_PATH: Type.Optional(Type.String({ minLength: 1, description: 'keypair file (solana-keygen JSON, mode 0600) that signs offers, receipts and the reputation, published at /.well-known/did.json; never the money key. receipt-keypair.json next to MERCHANT_KEYPAIR_PATH when unset, created when absent' })),
   RECEIPT_RETIRED_KEYS: Type.Optional(Type.String({ description: 'comma-separated base58 public keys of receipt keys rotated out: still listed in the DID document so the receipts they signed stay verifiable' })),
   X402_FEE_PAYER_KEYPAIR_PATH: Type.Optional(Type.String({ minLength: 1, description: 'keypair file (solana-keygen JSON, mode 0600) that co-signs x402 payments and pays their fees; MERCHANT_KEYPAIR_PATH when unset' })),
+  X402_SHARED_FEE_PAYER: Type.Boolean({ default: false, description: 'accept under NODE_ENV=production a fee payer that is also the wallet paid (payTo): one key then both holds the revenue and signs every x402 transaction' }),
   X402_MAX_PRIORITY_FEE_LAMPORTS: Int(0, 1_000_000, 1_000, 'the most priority fee (compute unit limit × price) the fee payer pays for one x402 payment; a payload asking more is refused'),
   X402_PAYER_FAILURE_LIMIT: Int(0, 1000, 2, 'failed x402 settlements (failed on chain or refused at send) a paying wallet may cause per X402_PAYER_FAILURE_WINDOW_SECONDS before it is refused with 429 PAYER_BLOCKED; 0 turns it off'),
   X402_PAYER_FAILURE_WINDOW_SECONDS: Int(1, 86_400, 3600, 'the window of X402_PAYER_FAILURE_LIMIT'),
@@ -343,6 +344,8 @@ function inspectKeypairs (envConfig: EnvConfig, production: boolean) {
   const warnings: string[] = []
   let paymentAddress = envConfig.PAYMENT_ADDRESS === undefined ? undefined : address(envConfig.PAYMENT_ADDRESS)
   let toCreate: string | undefined
+  // The merchant keypair's address, or 'to-create' when start-up makes it.
+  let merchantAddress: string | undefined
   const merchantNeeded = paymentAddress === undefined || feePayerPath === undefined || feePayerPath === merchantPath
   if (merchantNeeded) {
     const merchant = inspectKeypairFile(merchantPath, {
@@ -351,16 +354,30 @@ function inspectKeypairs (envConfig: EnvConfig, production: boolean) {
       strictMode: production
     })
     if (merchant.state === 'problem') problems.push(merchant.problem)
-    else if (merchant.state === 'to-create') toCreate = merchantPath
-    else {
+    else if (merchant.state === 'to-create') {
+      toCreate = merchantPath
+      merchantAddress = 'to-create'
+    } else {
+      merchantAddress = merchant.address
       paymentAddress ??= merchant.address
       if (merchant.warning !== undefined) warnings.push(merchant.warning)
     }
   }
+  let feePayerAddress = feePayerPath === undefined || feePayerPath === merchantPath ? merchantAddress : undefined
   if (feePayerPath !== undefined && feePayerPath !== merchantPath) {
     const feePayer = inspectKeypairFile(feePayerPath, { variable: 'X402_FEE_PAYER_KEYPAIR_PATH', mayCreate: false, strictMode: production })
     if (feePayer.state === 'problem') problems.push(feePayer.problem)
-    else if (feePayer.state === 'exists' && feePayer.warning !== undefined) warnings.push(feePayer.warning)
+    else if (feePayer.state === 'exists') {
+      feePayerAddress = feePayer.address
+      if (feePayer.warning !== undefined) warnings.push(feePayer.warning)
+    }
+  }
+  // The key that signs every x402 transaction (and is read from disk by every worker) should not
+  // also be the one that holds the revenue: in production that takes a deliberate opt-in.
+  const shared = feePayerAddress !== undefined && (feePayerAddress === paymentAddress || (feePayerAddress === 'to-create' && paymentAddress === undefined))
+  if (production && shared && !envConfig.X402_SHARED_FEE_PAYER) {
+    problems.push('X402_FEE_PAYER_KEYPAIR_PATH: the fee payer would be the wallet paid (payTo), so the key that co-signs every x402 transaction also holds the revenue; ' +
+      'under NODE_ENV=production give the fee payer a SOL-only key of its own (token-merchant keygen <file>, funded with a little SOL), set PAYMENT_ADDRESS to another wallet, or set X402_SHARED_FEE_PAYER=true')
   }
   return { problems, warnings, paymentAddress, toCreate }
 }

@@ -149,3 +149,21 @@ t.test('TRUST_PROXY takes false, a hop count or proxy addresses, never "trust ev
     t.throws(() => loadConfig({ TRUST_PROXY: value }), { message: /TRUST_PROXY: .* is not false, a hop count/ }, value)
   }
 })
+
+t.test('production refuses a fee payer that is also the wallet paid, unless X402_SHARED_FEE_PAYER=true', async (t) => {
+  const dir = testFolder(t)
+  const merchant = join(dir, 'merchant.json')
+  const merchantAddress = writeKeypairFile(merchant)
+  const feePayer = join(dir, 'fee-payer.json')
+  writeKeypairFile(feePayer)
+  const production = { NODE_ENV: 'production', MERCHANT_KEYPAIR_PATH: merchant }
+  const shared = /^X402_FEE_PAYER_KEYPAIR_PATH: the fee payer would be the wallet paid \(payTo\).*SOL-only key of its own.*X402_SHARED_FEE_PAYER=true/
+  t.match(problemsOf(production), [shared], 'the default: the merchant keypair is both payTo and fee payer')
+  t.match(problemsOf({ ...production, PAYMENT_ADDRESS: merchantAddress }), [shared], 'PAYMENT_ADDRESS naming the same key')
+  t.match(problemsOf({ ...production, X402_FEE_PAYER_KEYPAIR_PATH: merchant }), [shared], 'the fee payer path naming the merchant keypair')
+  t.match(problemsOf({ NODE_ENV: 'production', MERCHANT_KEYPAIR_PATH: join(dir, 'to-create.json'), CREATE_KEYPAIR: 'true' }), [shared], 'a keypair made at start that would be both')
+  t.same(problemsOf({ ...production, X402_FEE_PAYER_KEYPAIR_PATH: feePayer }), [], 'a fee payer of its own')
+  t.same(problemsOf({ ...production, PAYMENT_ADDRESS }), [], 'revenue paid to another wallet: the merchant keypair only pays fees')
+  t.same(problemsOf({ ...production, X402_SHARED_FEE_PAYER: 'true' }), [], 'the deliberate opt-in')
+  t.same(problemsOf({ MERCHANT_KEYPAIR_PATH: merchant }), [], 'outside production the default stays as it was')
+})
