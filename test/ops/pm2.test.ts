@@ -169,11 +169,11 @@ t.test('under PM2: start from anywhere, reload under load, metrics, stop with a 
 
   await t.test('a bad .env and a reload through the ecosystem file: refused with the reason, the old workers keep serving', async t => {
     // A variable the environment leaves unset, so .env decides it (variables already set win).
-    writeFileSync(join(install, '.env'), 'RATE_LIMIT_MAX=lots\n')
+    writeFileSync(join(install, '.env'), 'PROOF_FAILURE_LIMIT=lots\n')
     const reload = await pm2('reload', join(install, 'ecosystem.config.cjs'))
     rmSync(join(install, '.env'))
     t.not(reload.code, 0, 'pm2 reload exits non-zero')
-    t.match(reload.stdout + reload.stderr, /check-config found problems; nothing was started or reloaded:\n\s+RATE_LIMIT_MAX: "lots" is not a whole number/)
+    t.match(reload.stdout + reload.stderr, /check-config found problems; nothing was started or reloaded:\n\s+PROOF_FAILURE_LIMIT: "lots" is not a whole number/)
     const online = (await processes()).filter(p => p.pm2_env.status === 'online').map(p => p.pid)
     t.same(online.sort(), [...firstPids].sort(), 'the same workers are online')
     t.equal((await fetch(`${baseUrl}/health/live`)).status, 200, 'and answer')
