@@ -88,6 +88,9 @@ export class LocalnetTransactionError extends Error {
   }
 }
 
+/** SPL Token's native mint (spl-token program/src/native_mint.rs). */
+export const NATIVE_MINT = 'So11111111111111111111111111111111111111112' as Address
+
 export async function startLocalnet (options: StartLocalnetOptions = {}): Promise<Localnet> {
   const chain = await Chain.create({ startTime: options.startTime, clockMode: options.clock })
   const faucet = await Faucet.create(chain)
@@ -103,6 +106,9 @@ export async function startLocalnet (options: StartLocalnetOptions = {}): Promis
     return report.signature
   }
   const tokens = new TokenSetup({ chain, payer: authority, execute })
+  // Every real cluster has SPL Token's native mint (wrapped SOL) from genesis: 9 decimals, no
+  // authority, supply field 0. Without it, wrapped SOL would be an unknown mint here only.
+  await tokens.createMint({ address: NATIVE_MINT, decimals: 9, mintAuthority: null, freezeAuthority: null })
 
   for (const fixture of options.accounts ?? []) chain.engine.setAccount(fixture.address, fixture.account)
 

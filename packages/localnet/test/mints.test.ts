@@ -21,6 +21,12 @@ t.test('mints with authorities and Token-2022 extensions', async (t) => {
     t.same(supply.result.value, { amount: '0', decimals: 6, uiAmount: 0, uiAmountString: '0' })
   })
 
+  t.test('the native mint (wrapped SOL) is there from genesis, as on every cluster', async (t) => {
+    const mint = await parsedMint('So11111111111111111111111111111111111111112')
+    t.equal(mint.owner, 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
+    t.match(mint.data.parsed, { type: 'mint', info: { decimals: 9, supply: '0', mintAuthority: null, freezeAuthority: null, isInitialized: true } })
+  })
+
   t.test('every supported extension, set up by real transactions', async (t) => {
     const hookProgram = (await generateKeyPairSigner()).address
     const mint = await net.createMint({
