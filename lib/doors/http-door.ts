@@ -11,6 +11,7 @@ import type { AuditFlow } from '../../db/contracts/audit-log.js'
 import type { DeliveryCore, PaidDelivery, Redelivered } from '../delivery/paid-delivery.js'
 import { refusalOf, type Refusal } from '../contract/refusal.js'
 import { requestKey } from '../contract/request-key.js'
+import { publishChallenge } from '../metrics/events.js'
 
 /**
  * One HTTP request and its answer as the door sees them: what it reads of the request and how it
@@ -103,6 +104,7 @@ export function createHttpDoor (options: HttpDoorOptions) {
   /** The 402 of a request without payment: the JSON challenge, or the same challenge as a page for a browser's navigation. */
   function sendUnpaid (exchange: HttpExchange, service: PaidServiceName) {
     options.countUnpaid(service)
+    publishChallenge({ service, door: 'http' })
     exchange.outcome = 'PAYMENT_REQUIRED'
     const challenge = challenges.unpaid(service, exchange)
     const { paywall } = options

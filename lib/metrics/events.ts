@@ -43,6 +43,12 @@ export interface SettlementEvent {
   durationMs: number
 }
 
+/** A 402 challenge sent to a call that came without payment, by the door it came through. */
+export interface ChallengeEvent {
+  service: string
+  door: 'http' | 'mcp' | 'a2a'
+}
+
 /** What the x402 fee payer spent on one settlement, by how it ended (published once it is known; never while pending). */
 export interface FeePayerSpendEvent {
   outcome: 'delivered' | 'failed_on_chain' | 'refused_at_send'
@@ -54,8 +60,14 @@ const registryRefreshes = channel('token-merchant:registry-refresh')
 const attempts = channel('token-merchant:payment-attempt')
 const settlements = channel('token-merchant:settlement')
 const feePayerSpends = channel('token-merchant:fee-payer-spend')
+const challenges = channel('token-merchant:payment-challenge')
 
-export const METRIC_CHANNELS = { rpcCalls, registryRefreshes, attempts, settlements, feePayerSpends }
+export const METRIC_CHANNELS = { rpcCalls, registryRefreshes, attempts, settlements, feePayerSpends, challenges }
+
+/** Each door, when it answers a call without payment with the terms (HTTP's 402, MCP's PaymentRequired result, A2A's payment-required task). */
+export function publishChallenge (event: ChallengeEvent): void {
+  if (challenges.hasSubscribers) challenges.publish(event)
+}
 
 export function publishRpcCall (event: RpcCallEvent): void {
   if (rpcCalls.hasSubscribers) rpcCalls.publish(event)

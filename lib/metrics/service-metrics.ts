@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
-import { METRIC_CHANNELS, type FeePayerSpendEvent, type PaymentAttemptEvent, type RegistryRefreshEvent, type RpcCallEvent, type SettlementEvent } from './events.js'
+import { METRIC_CHANNELS, type ChallengeEvent, type FeePayerSpendEvent, type PaymentAttemptEvent, type RegistryRefreshEvent, type RpcCallEvent, type SettlementEvent } from './events.js'
 
 const SECONDS = (ms: number) => ms / 1000
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -18,7 +18,7 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
 
   const httpRequests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers })
   const httpDuration = new Histogram({ name: 'http_request_duration_seconds', help: 'time to answer an HTTP request', labelNames: ['route', 'method', 'status'], buckets: LATENCY_BUCKETS, registers })
-  const challenges = new Counter({ name: 'payment_challenges_total', help: '402 challenges sent to requests that presented no payment', labelNames: ['service'], registers })
+  const challenges = new Counter({ name: 'payment_challenges_total', help: 'payment challenges sent to calls that presented no payment, by door (http: the 402; mcp: the PaymentRequired tool result; a2a: the payment-required task)', labelNames: ['service', 'door'], registers })
   const attempts = new Counter({ name: 'payment_attempts_total', help: 'payments that came through any door, by outcome (DELIVERED or the error code) and flow (proof, x402-v1, x402-v2, mcp, a2a)', labelNames: ['service', 'flow', 'outcome'], registers })
   const settlements = new Counter({ name: 'payment_settlements_total', help: 'settlements of held payments (a proof redeemed for a delivery, or an x402 settlement), by outcome (settled, failed, pending)', labelNames: ['service', 'flow', 'outcome'], registers })
   const feePayerLamports = new Counter({ name: 'x402_fee_payer_lamports_total', help: 'lamports the x402 fee payer spent on settlements, by how they ended (delivered, failed_on_chain, refused_at_send)', labelNames: ['outcome'], registers })
@@ -47,13 +47,17 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
     const { service, flow, outcome } = message as SettlementEvent
     settlements.inc({ service, flow, outcome })
   }
+  const onChallenge = (message: unknown) => {
+    const { service, door } = message as ChallengeEvent
+    challenges.inc({ service, door })
+  }
   const onFeePayerSpend = (message: unknown) => {
     const { outcome, lamports } = message as FeePayerSpendEvent
     feePayerSettlements.inc({ outcome })
     feePayerLamports.inc({ outcome }, Number(lamports))
   }
   const subscriptions: Array<[keyof typeof METRIC_CHANNELS, (message: unknown) => void]> = [
-    ['rpcCalls', onRpcCall], ['registryRefreshes', onRegistryRefresh], ['attempts', onAttempt], ['settlements', onSettlement], ['feePayerSpends', onFeePayerSpend]
+    ['rpcCalls', onRpcCall], ['registryRefreshes', onRegistryRefresh], ['attempts', onAttempt], ['settlements', onSettlement], ['feePayerSpends', onFeePayerSpend], ['challenges', onChallenge]
   ]
   for (const [name, listener] of subscriptions) METRIC_CHANNELS[name].subscribe(listener)
 
@@ -67,7 +71,6 @@ export function createServiceMetrics (options: { defaultLabels?: Record<string, 
       httpRequests.inc(values)
       httpDuration.observe(values, SECONDS(durationMs))
     },
-    challenge (service: string) { challenges.inc({ service }) },
     storeOperation (operation: string, durationMs: number) { storeDuration.observe({ operation }, SECONDS(durationMs)) },
 
     /** Stops listening to the channels (the app closed). */

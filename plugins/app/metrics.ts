@@ -1,6 +1,4 @@
-import type { onResponseAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
-import { hookList } from '../../lib/http/route-hooks.js'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { AppError } from '../../lib/errors/app-error.js'
@@ -20,16 +18,6 @@ export default fp(async (fastify) => {
 
   fastify.addHook('onResponse', async (request, reply) => {
     metrics.request({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: reply.statusCode }, reply.elapsedTime)
-  })
-
-  // Paid routes: the 402s to requests without payment (payments themselves are the core's events).
-  const countChallenge = (service: string): onResponseAsyncHookHandler => async (request) => {
-    if (request.payment === undefined && request.outcome === 'PAYMENT_REQUIRED') metrics.challenge(service)
-  }
-  fastify.addHook('onRoute', (route) => {
-    const service = route.config?.paidService
-    if (service === undefined) return
-    route.onResponse = [...hookList(route.onResponse), countChallenge(service)]
   })
 
   if (config.metricsPort !== undefined) {

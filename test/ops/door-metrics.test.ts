@@ -99,7 +99,9 @@ t.test('/metrics: every door\'s attempts and refusals under its own flow, each s
   for (const flow of ['proof', 'x402-v2', 'mcp', 'a2a']) t.equal(settled(flow), 1, `${flow}: one settlement`)
   t.equal(valueOf(text, 'payment_settlements_total', { service: 'fetch-price', flow: 'x402-v1', outcome: 'failed' }), 0, 'nothing settled for a refusal')
   t.equal(valueOf(text, 'x402_fee_payer_settlements_total', { outcome: 'delivered' }), 3, 'the fee payer signed the three x402 settlements (HTTP, MCP, A2A)')
-  t.equal(valueOf(text, 'payment_challenges_total', { service: 'fetch-price' }), 1, 'the one HTTP 402 without payment')
+  t.equal(valueOf(text, 'payment_challenges_total', { service: 'fetch-price', door: 'http' }), 1, 'the one HTTP 402 without payment')
+  t.equal(valueOf(text, 'payment_challenges_total', { service: 'fetch-price', door: 'mcp' }), 1, 'MCP\'s PaymentRequired result to the one call without payment')
+  t.equal(valueOf(text, 'payment_challenges_total', { service: 'fetch-price', door: 'a2a' }), 2, 'A2A\'s payment-required tasks: the two purchases started')
 
   t.equal(await m.merchantBalance() - merchantBefore, 4n * PRICE, 'four deliveries, four prices received on chain')
 })

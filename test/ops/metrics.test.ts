@@ -19,7 +19,7 @@ t.test('/metrics on the main port answers bearers of METRICS_TOKEN only, in the 
   t.match(res.headers['content-type'], /^text\/plain; version=0\.0\.4/)
   t.match(res.body, /^http_requests_total\{route="\/api\/fetch-price\/:token",method="GET",status="402"\} 3$/m)
   t.match(res.body, /^http_requests_total\{route="unmatched",method="GET",status="404"\} 1$/m)
-  t.match(res.body, /^payment_challenges_total\{service="fetch-price"\} 3$/m)
+  t.match(res.body, /^payment_challenges_total\{service="fetch-price",door="http"\} 3$/m)
   t.match(res.body, /^process_resident_memory_bytes \d+/m, 'process metrics too')
   const openapi = (await app.inject('/openapi.json')).json() as { paths: Record<string, unknown> }
   t.notOk('/metrics' in openapi.paths, 'an operator endpoint, left out of the API document')

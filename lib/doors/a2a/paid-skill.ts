@@ -15,6 +15,7 @@ import { expectedShape, readPurchase, skillResourceUrl, type Purchase } from './
 import { MAX_CONTEXT_ID_LENGTH, newTaskId, readTaskId } from './task-id.js'
 import { dataOf, taskAt, type TaskRef } from './task-states.js'
 import { TASK_META, X402_META } from './x402-extension.js'
+import { publishChallenge } from '../../metrics/events.js'
 
 /** What the door needs of the HTTP request carrying an A2A call (ServerCallContext.state). */
 export interface CallState {
@@ -117,6 +118,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     const contextId = message.contextId === '' ? randomUUID() : message.contextId
     const id = newTaskId(purchase, contextId)
     deps.countUnpaid(purchase.service)
+    publishChallenge({ service: purchase.service, door: 'a2a' })
     return paymentRequired({ id, contextId, history: [{ ...message, taskId: id, contextId }] }, purchase)
   }
 
@@ -154,6 +156,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
     const payload = metadata[X402_META.payload]
     if (payload === undefined) {
       deps.countUnpaid(purchase.service)
+      publishChallenge({ service: purchase.service, door: 'a2a' })
       publish(paymentRequired(base, purchase, refusal('PAYMENT_REQUIRED', `no payment in ${X402_META.payload}; pay one of the accepts and send it on this task`)))
       return
     }

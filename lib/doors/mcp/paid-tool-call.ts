@@ -11,6 +11,7 @@ import type { X402Payments } from '../../x402/x402-payments.js'
 import { documentResult, errorResult, paymentRequiredResult } from './tool-results.js'
 import { toolResourceUrl } from './tool-resource.js'
 import { REDELIVERED_META_KEY, X402_PAYMENT_RESPONSE_META_KEY } from '../../../schemas/mcp.js'
+import { publishChallenge } from '../../metrics/events.js'
 
 export interface PaidToolCallDeps {
   core: Pick<DeliveryCore, 'begin' | 'refused' | 'redelivered'>
@@ -72,6 +73,7 @@ export function createPaidToolCaller (deps: PaidToolCallDeps) {
     })
     if (call.payload === undefined) {
       deps.countUnpaid(service)
+      publishChallenge({ service, door: 'mcp' })
       return askPayment(refusal('PAYMENT_REQUIRED', `${call.tool} is paid; pay one of accepts and call again with the payment`))
     }
 
