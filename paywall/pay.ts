@@ -13,6 +13,8 @@ const data = readPageData()
 const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 const connectButton = byId<HTMLButtonElement>('connect')
 const payButton = byId<HTMLButtonElement>('pay')
+const againButton = byId<HTMLButtonElement>('again')
+const state = byId<HTMLParagraphElement>('state')
 const choice = byId<HTMLSelectElement>('wallet-choice')
 const choiceLabel = byId<HTMLLabelElement>('wallet-choice-label')
 const status = byId<HTMLParagraphElement>('status')
@@ -105,7 +107,24 @@ async function purchase (wallet: Wallet, account: WalletAccount): Promise<void> 
   const body = await response.text()
   say(`Paid ${price}. Your answer is below.`, 'done')
   show(delivered(data, body, response.headers.get('payment-response'), response.headers.get('x-payment-redelivered') === 'true'))
+  paid()
 }
+
+/** Bought: the page says so, and paying again takes a deliberate second step ("Buy again", then "Pay"). */
+function paid () {
+  state.textContent = 'Paid'
+  payButton.hidden = true
+  againButton.hidden = false
+  againButton.focus()
+}
+
+againButton.addEventListener('click', () => {
+  state.textContent = 'Payment required'
+  againButton.hidden = true
+  payButton.hidden = false
+  payButton.focus()
+  say(`A new purchase: press "Pay ${price}" to pay ${price} again.`)
+})
 
 payButton.addEventListener('click', () => {
   if (connected === undefined) return

@@ -84,7 +84,7 @@ function render (data: PaywallPageData, assets: PaywallAssets): string {
 </head>
 <body>
 <main>
-<p class="eyebrow">Payment required</p>
+<p class="eyebrow" id="state">Payment required</p>
 <h1>${escapeHtml(data.product)}</h1>
 <p class="item"><span class="label">For</span> <strong id="item">${escapeHtml(data.item)}</strong></p>
 <p class="description">${escapeHtml(data.description)}</p>
@@ -99,6 +99,7 @@ function render (data: PaywallPageData, assets: PaywallAssets): string {
 <select id="wallet-choice" hidden></select>
 <button type="button" id="connect" disabled>Connect wallet</button>
 <button type="button" id="pay" hidden disabled>Pay ${escapeHtml(price)}</button>
+<button type="button" id="again" class="secondary" hidden>Buy again</button>
 </div>
 <p id="status" role="status" aria-live="polite">Looking for a Solana wallet in this browser…</p>
 <section id="outcome" aria-live="polite" tabindex="-1" hidden></section>

@@ -83,6 +83,10 @@ t.test('a person pays in a real browser with a wallet-standard wallet, on the lo
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Delivered' }).waitFor()
     t.match(await statusText(page), /Paid 0\.05 USDC/)
+    t.equal(await page.locator('#state').textContent(), 'Paid', 'the page says it is paid, not "Payment required"')
+    t.notOk(await pay.isVisible(), 'and offers no "Pay" button: paying twice by accident is not one click away')
+    const again = page.getByRole('button', { name: 'Buy again' })
+    t.ok(await again.isVisible(), '"Buy again" instead')
     t.match(await page.locator('#outcome').innerText(), /1 SOL = [0-9.]+ USDC/, 'the price, formatted')
     const transaction = await page.locator('#receipt-transaction').innerText()
     t.match(transaction, /^[1-9A-HJ-NP-Za-km-z]{64,88}$/, 'the receipt names the transaction')
@@ -106,6 +110,10 @@ t.test('a person pays in a real browser with a wallet-standard wallet, on the lo
       copyFileSync(after, join(DOCS, 'paywall-after.png'))
     }
 
+    await again.click()
+    t.equal(await page.locator('#state').textContent(), 'Payment required', 'a second purchase is a deliberate step')
+    t.match(await statusText(page), /A new purchase: press "Pay 0\.05 USDC"/)
+    t.equal(wallet.asked.length, 1, '"Buy again" alone asks the wallet nothing')
     await pay.click()
     await page.waitForFunction(previous => {
       const receipt = (globalThis as unknown as { document: { getElementById: (id: string) => { textContent: string } | null } }).document.getElementById('receipt-transaction')
