@@ -127,6 +127,21 @@ function isCommand (name: string | undefined): name is CommandName {
 }
 
 /** Reads argv (without node and the script): the command, its positionals and options. */
+/**
+ * node:util's refusal in the user's terms: a value that starts with "-" (`--max-price -5`) is
+ * "ambiguous" to parseArgs, which says nothing of the value; every value this CLI takes is a
+ * path, a URL, a name or a positive amount, so say which option got what.
+ */
+function readableParseError (error: Error, args: string[]): string {
+  const first = error.message.split('\n')[0]
+  const ambiguous = /^Option '(-[^ ']+)(?:, (--[^ ']+))?(?: <value>)?' argument is ambiguous/.exec(first)
+  if (ambiguous === null) return first
+  const option = ambiguous[2] ?? ambiguous[1]
+  const at = args.findIndex(arg => arg === option || arg === ambiguous[1])
+  const value = at === -1 ? undefined : args[at + 1]
+  return `${option} needs a value, got ${value === undefined ? 'another option' : `"${value}"`}: no value here is negative or starts with "-" (write ${option}=<value> if it must)`
+}
+
 export function parseInvocation (argv: string[]): Invocation {
   const [name, ...rest] = argv
   if (name === '--version' || name === '-v' || name === 'version') return { kind: 'help', text: `token-merchant ${SERVICE_VERSION}` }
@@ -150,7 +165,7 @@ export function parseInvocation (argv: string[]): Invocation {
       strict: true
     })
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]}\nusage: token-merchant ${spec.usage}`)
+    throw new UsageError(`${readableParseError(error as Error, rest)}\nusage: token-merchant ${spec.usage}`)
   }
   const { positionals } = parsed
   const values: Record<string, unknown> = parsed.values

@@ -8,12 +8,13 @@ import { isAppError } from '../../lib/errors/app-error.js'
 import { errorBody, validationError, type ValidationProblem } from '../../lib/errors/error-body.js'
 import { CODE_BY_STATUS, type ErrorCode } from '../../lib/errors/error-codes.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
+import { PATTERN_SENTENCES } from '../../schemas/pattern-sentences.js'
 
 function validationDetails (error: FastifyError): ValidationProblem[] {
   return (error.validation ?? []).map(v => ({
     in: error.validationContext ?? 'request',
     path: v.instancePath === '' ? (v.params as { missingProperty?: string }).missingProperty ?? '' : v.instancePath.slice(1).replaceAll('/', '.'),
-    message: v.message
+    message: (v.keyword === 'pattern' ? PATTERN_SENTENCES[String((v.params as { pattern?: unknown }).pattern)] : undefined) ?? v.message
   }))
 }
 

@@ -110,3 +110,19 @@ t.test('health: live always, ready reports the database and a down RPC', async (
   t.equal(ready.statusCode, 200)
   t.match(ready.json(), { status: 'degraded', checks: { database: 'up', rpc: 'down', data_rpc: 'down', fee_payer: /^(ok|low|unchecked)$/ } })
 })
+
+t.test('a parameter refused by its pattern is told what the pattern asks, in words, never the regular expression', async (t) => {
+  const app = await build(t)
+  for (const [url, path, words] of [
+    ['/api/analyze-token/abc', 'params.address', /must be a base58 Solana address: 32 to 44 characters/],
+    ['/api/analyze-token/' + 'O'.repeat(44), 'params.address', /letters except 0, O, I and l/],
+    ['/api/fetch-price/%25%25', 'params.token', /must be a token symbol .* or a base58 mint address/]
+  ] as const) {
+    const res = await app.inject(url)
+    t.equal(res.statusCode, 400)
+    assertErrorShape(t, res.json(), 400, 'VALIDATION_ERROR')
+    t.match(res.json().message, words, url)
+    t.match(res.json().validation, [{ in: 'params', path: path.slice('params.'.length), message: words }])
+    t.notMatch(res.json().message, /\^|\{32,44\}|pattern/, 'no regular expression')
+  }
+})

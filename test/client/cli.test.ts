@@ -57,6 +57,8 @@ t.test('arguments: each command\'s positionals and options, checked before anyth
   t.match(parseInvocation(['--help']), { kind: 'help', text: /^usage: token-merchant <command>/ })
   t.match(parseInvocation(['register', '-h']), { kind: 'help', text: /register --keypair <file> --name <agent name> --manifest <url>/ })
   t.throws(() => parseInvocation(['buy', 'http://m.example/x']), new UsageError('buy needs --keypair'))
+  t.throws(() => parseInvocation(['buy', 'http://m.example/x', '--keypair', 'k.json', '--max-price', '-5']),
+    { message: /^--max-price needs a value, got "-5": no value here is negative or starts with "-"/ }, 'a negative amount is named, not "ambiguous"')
   t.throws(() => parseInvocation(['manifest']), /manifest takes <url>, got none/)
   t.throws(() => parseInvocation(['keygen', 'a.json', 'b.json']), /keygen takes <file>, got a.json b.json/)
   t.throws(() => parseInvocation(['registry', 'http://m.example', '--keypair', 'k.json']), /Unknown option '--keypair'/)
