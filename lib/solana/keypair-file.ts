@@ -32,8 +32,10 @@ function readKeypairFile (path: string): Uint8Array {
   try {
     bytes = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'not valid JSON'
-    throw new Error(`cannot read keypair file ${path} (${reason})`)
+    const code = (error as NodeJS.ErrnoException).code
+    // A missing file is what a newcomer meets first: say how to make one, as the server does.
+    if (code === 'ENOENT') throw new Error(`keypair file ${path} does not exist (write one: token-merchant keygen <file>)`)
+    throw new Error(`cannot read keypair file ${path} (${code ?? 'not valid JSON'})`)
   }
   if (!Array.isArray(bytes) || bytes.length !== 64 || !bytes.every(b => Number.isInteger(b) && b >= 0 && b <= 255)) {
     throw new Error(`keypair file ${path} must hold a JSON array of 64 bytes`)

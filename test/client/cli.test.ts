@@ -130,6 +130,9 @@ t.test('as a process: usage error 1, keygen 0 with a 0600 file', async t => {
   const again = await cli('keygen', keyfile)
   t.equal(again.code, 1)
   t.match(again.stderr, /exists; keygen never overwrites a keypair file/)
+  const missing = await cli('buy', priceUrl, '--keypair', `${keyfile}.missing`)
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /keypair file .*\.missing does not exist \(write one: token-merchant keygen <file>\)/, 'a missing keypair says how to make one, as the server does')
   t.equal(readFileSync(keyfile, 'utf8'), bytes, 'the file is unchanged')
 
   await net.airdrop(buyerAddress(), 2_000_000_000n)
