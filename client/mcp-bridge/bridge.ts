@@ -80,9 +80,11 @@ export function createBridgeServer (deps: BridgeDeps): Server {
 
   function describe (tool: Tool): Tool {
     const service = manifest?.services.find(s => s.mcp_tool === tool.name)
-    const price = service === undefined ? '' : ` Price: ${money(BigInt(service.price))} per call.`
-    const paid = service !== undefined || /x402/i.test(tool.description ?? '')
-    return { ...tool, description: `${tool.description ?? tool.name}${price}${paid ? ` ${limitsText()}` : ''}` }
+    // A priced tool is described by its product and the bridge's own terms: the merchant's text says
+    // the price again and how an x402 client pays, which the bridge does for its host.
+    if (service !== undefined) return { ...tool, description: `${service.description} Price: ${money(BigInt(service.price))} per call. ${limitsText()}` }
+    const paid = /x402/i.test(tool.description ?? '')
+    return { ...tool, description: `${tool.description ?? tool.name}${paid ? ` ${limitsText()}` : ''}` }
   }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {

@@ -58,6 +58,7 @@ t.test('tools listed with their prices and the buyer\'s limits; free tools pass 
   t.same([...byName.keys()], ['fetch_price', 'analyze_token', 'get_manifest', 'get_reputation', 'list_registry'])
   t.match(byName.get('fetch_price'), /Price: 0\.05 USDC \(50000 base units\) per call\. Paid automatically up to your limits \(at most 0\.1 USDC \(100000 base units\) per call, 1 USDC \(1000000 base units\) per day\)\.$/)
   t.match(byName.get('analyze_token'), /Price: 0\.1 USDC \(100000 base units\) per call/)
+  for (const name of ['fetch_price', 'analyze_token']) t.notMatch(byName.get(name), /Costs |x402 MCP client pays/, `${name}: the price once, in the bridge's words`)
   t.notMatch(byName.get('get_manifest'), /Paid automatically/)
   const manifest = await client.callTool({ name: 'get_manifest', arguments: {} }) as CallToolResult
   t.match(manifest, { structuredContent: { payment_address: m.paid.merchant.address } })
