@@ -92,7 +92,7 @@ function render (data: PaywallPageData, assets: PaywallAssets): string {
 <dt>Price</dt><dd id="price">${escapeHtml(price)}</dd>
 <dt>Network</dt><dd>${escapeHtml(data.network.label)}</dd>
 <dt>Paid to</dt><dd><code>${escapeHtml(data.payTo)}</code></dd>
-<dt>Token</dt><dd><code>${escapeHtml(data.mint)}</code></dd>
+<dt>Token</dt><dd id="token">${escapeHtml(data.price.symbol)} <code>${escapeHtml(data.mint)}</code></dd>
 </dl>
 <div class="actions">
 <label for="wallet-choice" id="wallet-choice-label" hidden>Wallet</label>

@@ -75,6 +75,7 @@ t.test('a merchant with the payment page', async t => {
     t.match(page.body, /<h1>Token price<\/h1>/, 'the product, from the catalogue')
     t.match(page.body, /<strong id="item">SOL<\/strong>/, 'what is being bought')
     t.match(page.body, />Pay 0\.05 USDC</, 'the price in the payment token')
+    t.match(page.body, new RegExp(`<dd id="token">USDC <code>${paid.mint}</code></dd>`), 'the payment token by its symbol, then its mint')
     t.match(page.body, /Solana devnet/, 'the network')
     t.match(page.body, new RegExp(paid.merchant.address), "the merchant's address")
     t.notMatch(page.body, /<script>|<style>| on[a-z]+="/i, 'no inline script, style or handler')
