@@ -1,5 +1,6 @@
 // `npm run localnet`: a standing local chain for manual trials. The payment mint sits at the devnet
-// USDC address, so the service runs on its devnet defaults with only SOLANA_RPC_URL changed.
+// USDC address, so the service needs its RPC, the local cluster (whose genesis it checks) and, for
+// the official x402 clients, the devnet name it advertises: the banner prints all three.
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -106,7 +107,9 @@ console.log(`token-merchant localnet is up
   buyer keypair:  ${buyerPath}
   buyer address:  ${buyer.address} (${values['buyer-sol']} SOL, ${values['buyer-usdc']} USDC)
   accounts:       ${accounts.length} loaded from files${accounts.length === 0 ? '' : ` (${accounts.map(fixture => fixture.address).join(', ')})`}
-Point the service at it with SOLANA_RPC_URL=${localnet.url}. Ctrl-C to stop.`)
+Point the service at it with
+  SOLANA_NETWORK=localnet SOLANA_RPC_URL=${localnet.url} X402_NETWORK=solana-devnet
+(SOLANA_RPC_URL alone fails the start-up check: the devnet default expects devnet's genesis). Ctrl-C to stop.`)
 
 let stopping = false
 const stop = async (signal: string) => {

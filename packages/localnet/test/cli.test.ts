@@ -84,6 +84,7 @@ t.test('--account-dir and --account write `solana account --output json` files i
   const { url, output } = await startCli(t, ['--account-dir', dir, '--account', copyAt, mintFile], `${testdir}/buyer.json`)
   const files = readdirSync(dir).filter((name) => name.endsWith('.json'))
   t.match(output(), new RegExp(`accounts:\\s+${files.length + 1} loaded from files`))
+  t.match(output(), `SOLANA_NETWORK=localnet SOLANA_RPC_URL=${url} X402_NETWORK=solana-devnet`, 'the banner names every setting the service needs here, not the RPC alone')
   for (const name of files) {
     const { pubkey, account } = JSON.parse(readFileSync(`${dir}/${name}`, 'utf8'))
     const served = (await rpcCall(url, 'getAccountInfo', [pubkey, { encoding: 'base64' }])).result.value
