@@ -24,7 +24,7 @@ export interface DeliveryCoreOptions {
   retentionMs: number
   /** PROOF_FAILURE_LIMIT: counts a refused payment against the client when the refusal was its doing. */
   recordFailure: (client: string, code: string) => void
-  /** PROOF_FAILURE_LIMIT: counts a handler failure for a payment the client holds (replays of one payment against a failing handler are not free). */
+  /** PROOF_FAILURE_LIMIT: counts a handler failure, or a hang-up, for a payment the client holds (replays of one payment against a failing handler, or hanging up before settlement, are not free). */
   countHandlerFailure: (client: string) => void
   /** Unpaid requests and payments refused before a claim are counted, never stored one by one. */
   countUnpaid: (service: PaidServiceName, code: string) => void
@@ -241,6 +241,9 @@ export function createDeliveryCore (options: DeliveryCoreOptions) {
 
       async abort () {
         if (state !== 'held') return
+        // Hanging up after the claim ran the product for nothing: a client that does it again and
+        // again with the same unspent payment is held back like one whose handler keeps failing.
+        options.countHandlerFailure(client)
         await giveBack('CLIENT_ABORTED')
       },
 

@@ -162,6 +162,7 @@ t.test('cancelled once the product ran: nothing settled, the claim given back, a
   t.equal(await s.c.store.claims.keptAnswer(payment.signature), undefined, 'nothing settled, nothing kept')
   t.same(s.c.auditRows(payment.signature), [{ outcome: 'CLIENT_ABORTED', status: 499, flow: 'mcp' }])
   t.same(s.c.settlements, [], 'no settlement')
+  t.same(s.c.handlerFailures, ['client-1'], 'the cancel counts against the client: the product ran for nothing')
 })
 
 t.test('delivered: onHeld before the product runs, settled, and recorded once, when the answer reached the buyer', async (t) => {

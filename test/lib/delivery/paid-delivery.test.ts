@@ -86,7 +86,7 @@ t.test('abort while held gives the claim back; nothing settles afterwards', asyn
   t.equal(c.clock.tasks.size, 0, 'no renewal left running')
   t.match(await delivery.complete(ANSWER), { kind: 'refused', code: 'PAYMENT_IN_PROGRESS' })
   t.equal(settled, 0, 'settle never ran')
-  t.same(c.handlerFailures, [], 'an abort is not a handler failure')
+  t.same(c.handlerFailures, ['client-1'], 'a hang-up after the claim counts against the client, as a handler failure does (issue #55 item 5: it ran the product for free)')
   t.same(c.attempts, [{ service: payment.service, flow: 'proof', outcome: 'CLIENT_ABORTED' }])
 })
 
