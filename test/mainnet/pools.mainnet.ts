@@ -7,11 +7,13 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { generateKeyPairSigner, getAddressDecoder, none, type Address } from '@solana/kit'
-import { AccountState, getMintDecoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
+import { AccountState, getMintDecoder, getTokenDecoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import { readAccountFile, startLocalnet, type AccountFixture } from '@token-merchant/localnet'
 import { decodePool } from '../../lib/token-analysis/pools/pool-decoders.js'
 import { POOL_PROGRAMS, type PoolProgramName } from '../../lib/token-analysis/pools/pool-programs.js'
 import { createLiquidityPart } from '../../lib/token-analysis/pools/liquidity-part.js'
+import { readPools } from '../../lib/token-analysis/pools/read-pools.js'
+import { poolBody } from '../../lib/token-analysis/pools/pool-body.js'
 import { decodeCurve, decodeInitialRealTokens } from '../../lib/token-analysis/curve/pump-curve.js'
 import type { PartInput } from '../../lib/token-analysis/analysis-part.js'
 import { mainnetFixtures } from './fixtures-folder.js'
@@ -100,6 +102,28 @@ t.test('DAMM v1: the locked LP is the u64 after the stake key, and a part of the
   const supply = getMintDecoder().decode(lpMint.account.data).supply
   t.equal(supply, 125221911091504n, 'its supply as SOURCES.md gives it')
   t.ok((pool?.lockedLp ?? supply + 1n) <= supply, `locked ${String(pool?.lockedLp)} of ${supply} LP`)
+})
+
+t.test('DAMM v1 on the local chain: the real pool, its vault LP accounts, Meteora vaults and their LP mints give each side', async t => {
+  const files = ['meteora_damm_v1_pool-HcjZvfeS', 'meteora_damm_v1_lp_mint-B2uEs9zj', 'meteora_damm_v1_pool_vault_lp_token-HWnWnLvB', 'meteora_damm_v1_pool_vault_lp_token-GGG4DxkY',
+    'meteora_vault-FERjPVNE', 'meteora_vault-8p1VKP45', 'meteora_vault_lp_mint-FZN7QZ8Z', 'meteora_vault_lp_mint-21bR3D4Q']
+  const fixtures = files.map(name => readAccountFile(`${DIR}${name}.json`))
+  const net = await startLocalnet({ accounts: fixtures })
+  t.teardown(() => net.stop())
+  const byName = (name: string) => fixtures[files.indexOf(name)].account.data
+  // This test's own reading: the pool's vault LP (SPL token accounts), the vaults' totals and LP mints.
+  const shares = ['meteora_damm_v1_pool_vault_lp_token-HWnWnLvB', 'meteora_damm_v1_pool_vault_lp_token-GGG4DxkY'].map(name => getTokenDecoder().decode(byName(name)).amount)
+  const totals = ['meteora_vault-FERjPVNE', 'meteora_vault-8p1VKP45'].map(name => u64At(byName(name), 11))
+  const supplies = ['meteora_vault_lp_mint-FZN7QZ8Z', 'meteora_vault_lp_mint-21bR3D4Q'].map(name => getMintDecoder().decode(byName(name)).supply)
+  t.same(shares, [41924615981385n, 78979143181675n], 'the vault LP amounts SOURCES.md gives')
+  t.same(supplies, [145998019653473n, 81482558527139n], 'the vault LP supplies SOURCES.md gives')
+  const expected = [0, 1].map(side => shares[side] * totals[side] / supplies[side])
+  const pool = fixtures[0].address
+  const { facts } = await readPools(net.rpc, SOL as Address, [pool], new AbortController().signal)
+  t.same(facts[0]?.reserves, expected, `SOL ${String(expected[0])}, mSOL ${String(expected[1])} lamports`)
+  const body = poolBody(facts[0], SOL as Address, 9, null, 'mainnet-beta')
+  t.has(body, { base_reserve: String(expected[0]), quote_reserve: String(expected[1]), lp_supply: '125221911091504' })
+  t.ok(['FERjPVNEa7Udq8CEv68h6tPL46Tq7ieE49HrE2wea3XT', '8p1VKP45hhqq5iZG5fNGoi7ucme8nFLeChoDWNy7rWFm', 'FZN7QZ8ZUUAxMPfxYEYkH3cXUASzH8EqA6B4tyCL8f1j', '21bR3D4QR4GzopVco44PVMBXwHFpSYrbrdeNwdKk7umb'].every(account => body.evidence.includes(account as Address)), 'the vaults and their LP mints are the evidence')
 })
 
 t.test('an account of another program, or a pool read as another program, is no pool', async t => {

@@ -67,7 +67,7 @@ export function poolBody (fact: PoolFacts, mint: Address, decimals: number, usdP
   }
   const accounting = lpAccounting(fact)
   const reasons: string[] = []
-  if (fact.reserves === undefined) reasons.push(pool.program === 'meteora_damm_v1' ? 'DAMM v1 keeps its tokens in Meteora vaults, whose shares are not read' : 'a vault could not be read')
+  if (fact.reserves === undefined) reasons.push(pool.program === 'meteora_damm_v1' ? 'DAMM v1 keeps its tokens in Meteora vaults, and a vault or its LP mint could not be read' : 'a vault could not be read')
   if (typeof accounting === 'string') reasons.push(accounting)
   return {
     address: pool.address,

@@ -22,6 +22,8 @@ export interface DecodedPool {
   lpRecorded?: bigint
   /** DAMM v1: LP locked in the pool's lock escrows. */
   lockedLp?: bigint
+  /** DAMM v1: Meteora's vaults (a_vault, b_vault) that hold its tokens. */
+  meteoraVaults?: [Address, Address]
   /** Concentrated pools: the active liquidity, and what of it is locked for ever (DAMM v2). */
   liquidity?: bigint
   permanentLiquidity?: bigint
@@ -119,7 +121,8 @@ export const POOL_LAYOUTS: readonly PoolLayout[] = [
       vaults: pair(data, 168, 200),
       pending: [0n, 0n],
       lpMint: key(data, 8),
-      lockedLp: u64(data, 395)
+      lockedLp: u64(data, 395),
+      meteoraVaults: pair(data, 104, 136)
     })
   },
   {

@@ -1,6 +1,7 @@
 import { getAddressDecoder, type Address, type Base64EncodedBytes, type GetMultipleAccountsApi, type GetTokenLargestAccountsApi, type Rpc } from '@solana/kit'
 import { decodePool, type DecodedPool } from './pool-decoders.js'
 import { INCINERATOR, LOCKERS, POOL_PROGRAMS } from './pool-programs.js'
+import { decodeMeteoraVault, vaultShare } from './meteora-vaults.js'
 
 export type PoolReadRpc = Rpc<GetMultipleAccountsApi & GetTokenLargestAccountsApi>
 
@@ -67,12 +68,43 @@ export interface PoolFacts {
 }
 
 function reservesOf (pool: DecodedPool, accounts: Map<Address, RawAccount>): [bigint, bigint] | undefined {
-  // DAMM v1 keeps its tokens in Meteora's vaults; its vault accounts hold shares of those, not tokens.
-  if (pool.program === 'meteora_damm_v1') return undefined
+  if (pool.program === 'meteora_damm_v1') return dammV1Reserves(pool, accounts)
   const [a, b] = pool.vaults.map(vault => tokenAccount(accounts.get(vault))?.amount)
   if (a === undefined || b === undefined) return undefined
   const net = (amount: bigint, pending: bigint) => amount > pending ? amount - pending : 0n
   return [net(a, pool.pending[0]), net(b, pool.pending[1])]
+}
+
+/**
+ * DAMM v1 keeps its tokens in Meteora's vaults; its own vault accounts hold LP of those vaults.
+ * Each side is that LP's share of its vault's total, the vault checked to hold the pool's mint.
+ */
+function dammV1Reserves (pool: DecodedPool, accounts: Map<Address, RawAccount>): [bigint, bigint] | undefined {
+  if (pool.meteoraVaults === undefined) return undefined
+  const sides = [0, 1].map(side => {
+    const vault = decodeMeteoraVault(accounts.get(pool.meteoraVaults![side]))
+    const share = tokenAccount(accounts.get(pool.vaults[side]))?.amount
+    const supply = vault === undefined ? undefined : mintSupply(accounts.get(vault.lpMint))
+    if (vault === undefined || vault.tokenMint !== pool.mints[side] || share === undefined || supply === undefined) return undefined
+    return vaultShare(vault, share, supply)
+  })
+  return sides[0] === undefined || sides[1] === undefined ? undefined : [sides[0], sides[1]]
+}
+
+/** A DAMM v1 pool's Meteora vaults and their LP mints, as read. */
+function dammV1Evidence (pool: DecodedPool, accounts: Map<Address, RawAccount>): Address[] {
+  return (pool.meteoraVaults ?? []).flatMap(vault => {
+    const decoded = decodeMeteoraVault(accounts.get(vault))
+    return decoded === undefined ? [] : [vault, decoded.lpMint]
+  })
+}
+
+/** The vaults' LP mints a DAMM v1 pool's reserves need, once its Meteora vaults are read. */
+function dammV1VaultLpMints (pools: DecodedPool[], accounts: Map<Address, RawAccount>): Address[] {
+  return pools.flatMap(pool => (pool.meteoraVaults ?? []).flatMap(vault => {
+    const decoded = decodeMeteoraVault(accounts.get(vault))
+    return decoded === undefined ? [] : [decoded.lpMint]
+  }))
 }
 
 const LOCK_AUTHORITIES = new Map(LOCKERS.flatMap(locker => locker.authorities.map(authority => [authority as string, locker.program])))
@@ -139,12 +171,15 @@ export async function readPools (rpc: PoolReadRpc, mint: Address, addresses: Add
     const pool = account === undefined ? null : decodePool(address, account.owner, account.data)
     return pool !== null && pool.mints.includes(mint) ? [pool] : []
   })
-  const { accounts } = await readAccounts(rpc, pools.flatMap(pool => [...pool.vaults, ...(pool.lpMint === undefined ? [] : [pool.lpMint])]), signal)
+  const { accounts } = await readAccounts(rpc, pools.flatMap(pool => [...pool.vaults, ...(pool.lpMint === undefined ? [] : [pool.lpMint]), ...(pool.meteoraVaults ?? [])]), signal)
+  // DAMM v1 only: one more round for its vaults' LP mints (their supplies price its LP of them).
+  const vaultLpMints = dammV1VaultLpMints(pools, accounts)
+  if (vaultLpMints.length > 0) for (const [at, account] of (await readAccounts(rpc, vaultLpMints, signal)).accounts) accounts.set(at, account)
   const facts: PoolFacts[] = pools.map(pool => ({
     pool,
     reserves: reservesOf(pool, accounts),
     ...(pool.lpMint === undefined ? {} : { lpSupply: mintSupply(accounts.get(pool.lpMint)) }),
-    evidence: [pool.address, ...pool.vaults, ...(pool.lpMint === undefined ? [] : [pool.lpMint])]
+    evidence: [pool.address, ...pool.vaults, ...(pool.lpMint === undefined ? [] : [pool.lpMint]), ...dammV1Evidence(pool, accounts)]
   }))
   const side = (fact: PoolFacts) => fact.reserves?.[fact.pool.mints[0] === mint ? 0 : 1] ?? -1n
   facts.sort((a, b) => side(a) === side(b) ? 0 : side(a) > side(b) ? -1 : 1)

@@ -12,6 +12,7 @@ import { createLiquidityPart } from '../../../../lib/token-analysis/pools/liquid
 import { INCINERATOR, LOCKERS, POOL_PROGRAMS } from '../../../../lib/token-analysis/pools/pool-programs.js'
 import { readPools } from '../../../../lib/token-analysis/pools/read-pools.js'
 import { poolBody } from '../../../../lib/token-analysis/pools/pool-body.js'
+import { METEORA_VAULT_PROGRAM } from '../../../../lib/token-analysis/pools/meteora-vaults.js'
 
 // Pools written on the local chain in each program's layout, with the vaults, LP mints and LP
 // holders a real pool has; every figure asserted is one this test wrote.
@@ -210,6 +211,41 @@ t.test('every program\'s pool decodes to what was written: reserves net of fees 
 
   const alone = await readPools(net.rpc, token, [dammV1], never)
   t.has(poolBody(alone.facts[0], token, 6, null, 'localnet'), { lp_burned_share: 0, lp_locked_share: 0.25, liquidity_usd: null })
+})
+
+t.test('DAMM v1: each side is its vault LP\'s share of the Meteora vault\'s total, the vault checked to hold the pool\'s mint', async t => {
+  const vaultAccount = (at: Address, mint: Address, lpMint: Address, total: bigint) => {
+    const data = Buffer.alloc(1227)
+    anchor('Vault').copy(data, 0)
+    data.writeBigUInt64LE(total, 11)
+    data.set(keys.encode(mint), 83)
+    data.set(keys.encode(lpMint), 115)
+    net.setAccount(at, { lamports: RENT, data: new Uint8Array(data), owner: METEORA_VAULT_PROGRAM })
+  }
+  // A mint of its own, so the search test below finds only the pools written for `token`.
+  const coin = await net.createMint({ decimals: 6, freezeAuthority: null })
+  const [vaultA, vaultB, vaultLpA, vaultLpB, sharesA, sharesB, pool, poolLp] = await Promise.all(Array.from({ length: 8 }, fresh))
+  // Vault A holds 9,000 of the coin against 3,000 vault LP, the pool 1,000 of them: 3,000 coins.
+  vaultAccount(vaultA, coin, vaultLpA, 9_000n)
+  writeMint(vaultLpA, 3_000n)
+  writeTokenAccount(sharesA, vaultLpA, await fresh(), 1_000n)
+  // Vault B holds 500 USDC against 1,000 vault LP, the pool 200: 100 USDC.
+  vaultAccount(vaultB, USDC, vaultLpB, 500n)
+  writeMint(vaultLpB, 1_000n)
+  writeTokenAccount(sharesB, vaultLpB, await fresh(), 200n)
+  writeMint(poolLp, 10n)
+  const write = (a: Address, b: Address) => writePool(pool, POOL_PROGRAMS.meteora_damm_v1.id, 944, {
+    discriminator: anchor('Pool'), keys: { 8: poolLp, 40: coin, 72: USDC, 104: a, 136: b, 168: sharesA, 200: sharesB }
+  })
+  write(vaultA, vaultB)
+  const { facts } = await readPools(net.rpc, coin, [pool], never)
+  const body = poolBody(facts[0], coin, 6, 0.5, 'localnet')
+  t.has(body, { base_reserve: '3000', quote_reserve: '100' })
+  t.ok([vaultA, vaultB, vaultLpA, vaultLpB].every(account => body.evidence.includes(account)), 'the vaults and their LP mints are the evidence')
+
+  write(vaultB, vaultA)
+  const swapped = await readPools(net.rpc, coin, [pool], never)
+  t.has(poolBody(swapped.facts[0], coin, 6, 0.5, 'localnet'), { base_reserve: null, quote_reserve: null }, 'a vault of the other mint prices nothing')
 })
 
 const marketNaming = (pool: string | undefined, usdPrice = 0.5): Promise<MarketRead> => Promise.resolve({
