@@ -76,5 +76,5 @@ t.test('loadKeypairSigner reads solana-keygen files', async t => {
   const garbage = join(dir, 'garbage.json')
   await writeFile(garbage, 'not json')
   await t.rejects(loadKeypairSigner(garbage), /not valid JSON/)
-  await t.rejects(loadKeypairSigner(join(dir, 'missing.json')), /ENOENT/)
+  await t.rejects(loadKeypairSigner(join(dir, 'missing.json')), /missing\.json does not exist \(write one: token-merchant keygen <file>\)/)
 })
