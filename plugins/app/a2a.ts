@@ -70,7 +70,7 @@ export default fp(async (fastify) => {
     catalogue: fastify.catalogue
   })
   const tasks = createMerchantTaskStore(store.a2aTasks, { retentionMs: config.DELIVERY_RETENTION_SECONDS * 1000, unpaidTask: seller.unpaidTask })
-  const cardAt = createAgentCard({ name: config.AGENT_NAME, description: config.AGENT_DESCRIPTION, version: SERVICE_VERSION, symbol: config.PAYMENT_TOKEN_SYMBOL, catalogue: fastify.catalogue })
+  const cardAt = createAgentCard({ name: config.AGENT_NAME, description: config.AGENT_DESCRIPTION, version: SERVICE_VERSION, symbol: config.PAYMENT_TOKEN_SYMBOL, catalogue: fastify.catalogue, mpp: config.MPP_CHARGE })
 
   // The card names the endpoint's absolute URL, so each base URL has its card and its handlers.
   const doors = perPublicBase(config.PUBLIC_BASE_URL, BASES, base => {

@@ -15,7 +15,8 @@ import { createMerchantTools } from '../../lib/tools/merchant-tools.js'
 import { createCallCancellation } from '../../lib/doors/mcp/call-cancellation.js'
 import { MCP_SESSION_HEADER } from '../../schemas/mcp.js'
 import { createOriginPolicy, parseOriginList } from '../../lib/http/origin-policy.js'
-import { createPaidToolCaller } from '../../lib/doors/mcp/paid-tool-call.js'
+import { createPaidToolCaller, type ToolCharge } from '../../lib/doors/mcp/paid-tool-call.js'
+import { chargeToolMethod } from '../../lib/doors/mcp/mpp-charge.js'
 import { compileArgumentChecks } from '../../lib/doors/mcp/tool-arguments.js'
 import { listTools, toolPricing, type ToolListing } from '../../lib/tools/tool-catalog.js'
 import { toolErrorBodies } from '../../lib/tools/tool-errors.js'
@@ -71,6 +72,11 @@ export default fp(async (fastify) => {
   const info = { name: config.AGENT_NAME, title: config.AGENT_NAME, version: SERVICE_VERSION }
   const instructions = `${config.AGENT_DESCRIPTION} ${toolPricing(fastify.catalogue)}`
 
+  // MPP's charge as a way to pay a tool (lib/doors/mcp/mpp-charge.ts), unless MPP_CHARGE=false.
+  const charge: ToolCharge | undefined = fastify.mpp === undefined
+    ? undefined
+    : { challenges: fastify.mpp.challenges.challenges, method: chargeToolMethod(fastify.mpp.payments) }
+
   const cancellation = createCallCancellation({ cancelCall: async callerRef => await store.claims.cancelCall(callerRef) })
 
   /** Resolves once the answer went out (true) or the client left first (false). */
@@ -105,6 +111,7 @@ export default fp(async (fastify) => {
       core: fastify.delivery,
       payments: fastify.x402,
       catalogue: fastify.catalogue,
+      charge,
       errorBodyOf,
       countUnpaid: service => store.audit.countUnpaid(service, 'PAYMENT_REQUIRED'),
       checkFailureLimit: client => fastify.delivery.checkFailureLimit(client),

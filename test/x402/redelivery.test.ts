@@ -1,13 +1,14 @@
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
+import { Challenge, Credential, Receipt } from 'mppx'
 import type { PostgresStore } from '../../db/postgres/postgres-store.js'
 import type { SqliteStore } from '../../db/sqlite/sqlite-store.js'
 import { requestKey } from '../../lib/contract/request-key.js'
 import { signProof } from '../../lib/payment/wallet-signature.js'
 import { BUYER_TOKENS, DATA, PRICE, startMerchant, until } from '../fixtures/cluster-merchant.js'
 import { assertOriginalReceipt } from '../fixtures/original-receipt.js'
-import { proofHeaders } from '../fixtures/paid-chain.js'
+import { proofHeaders, tokenBalanceOf } from '../fixtures/paid-chain.js'
 import { startTestPostgres } from '../fixtures/postgres.js'
 import { base64Json, paymentRequiredOf } from '../fixtures/x402-payment.js'
 
@@ -141,6 +142,26 @@ t.test('pay-then-prove: a lost answer comes again for the same signature, payer 
   const used = await getWith(m, proof)
   t.equal(used.status, 402)
   t.equal(used.body.code, 'PAYMENT_ALREADY_USED', 'delivered: used')
+})
+
+t.test('MPP push: a lost answer comes again to the same credential, charged once; then the credential is used', async t => {
+  const m = await merchant(t, {})
+  const buyer = await m.paid.newBuyer(BUYER_TOKENS)
+  const signature = await m.paid.pay(buyer, PRICE)
+  const challenges = Challenge.deserializeList((await fetch(`${m.url}/test/paid`)).headers.get('www-authenticate') ?? '')
+  const push = challenges.find(c => (c.request.methodDetails as { feePayer?: boolean }).feePayer !== true) as Challenge.Challenge
+  const credential = { authorization: Credential.serialize({ challenge: push, payload: { type: 'signature', signature } }) }
+  await getAndLeaveAfterSettlement(m, credential, signature)
+  const before = await tokenBalanceOf(m.paid, m.paid.merchant.address)
+
+  const res = await fetch(`${m.url}/test/paid`, { headers: credential })
+  t.equal(res.status, 200)
+  t.same(await res.json(), DATA)
+  t.equal(res.headers.get('x-payment-redelivered'), 'true')
+  t.match(Receipt.fromResponse(res), { method: 'solana', reference: signature, status: 'success' })
+  const used = await getWith(m, credential)
+  t.equal(used.body.code, 'PAYMENT_ALREADY_USED', 'delivered: used')
+  t.equal(await tokenBalanceOf(m.paid, m.paid.merchant.address), before, 'nothing charged again')
 })
 
 t.test('REDELIVERY=buyer-only: a lost answer comes again only to a request that proves it is the buyer\'s', async t => {

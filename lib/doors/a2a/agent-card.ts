@@ -16,6 +16,8 @@ export interface CardOptions {
   symbol: string
   /** The products sold as skills. */
   catalogue: Catalogue
+  /** MPP's charge is taken on the other doors (MPP_CHARGE): the card says where, since tasks take x402 only. */
+  mpp?: boolean
 }
 
 /**
@@ -41,7 +43,9 @@ export function createAgentCard (options: CardOptions): (base: string) => AgentC
   })
   return (base) => ({
     name: options.name,
-    description: options.description,
+    description: options.mpp === true
+      ? `${options.description} MPP (Solana charge) buyers pay the same products over HTTP and MCP (${base}/llms.txt); tasks here take x402.`
+      : options.description,
     version: options.version,
     provider: { organization: options.name, url: base },
     documentationUrl: `${base}/llms.txt`,

@@ -9,6 +9,7 @@ import type { ArgumentCheck } from './tool-arguments.js'
 import type { McpToolName, ToolListing } from '../../tools/tool-catalog.js'
 import { documentResult, errorResult } from './tool-results.js'
 import { X402_PAYMENT_META_KEY } from '../../../schemas/mcp.js'
+import { MPP_CREDENTIAL_META_KEY } from './mpp-charge.js'
 
 /** What a tool call needs from the HTTP request that carries it. */
 export interface RequestTools {
@@ -85,6 +86,7 @@ export function createToolCallHandler (options: Pick<MerchantMcpServerOptions, '
         tool: name,
         service,
         payload: params._meta?.[X402_PAYMENT_META_KEY],
+        credential: params._meta?.[MPP_CREDENTIAL_META_KEY],
         arguments: args,
         requestId: request.id,
         run: async () => await merchantTools.run(name, args),

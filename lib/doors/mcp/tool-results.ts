@@ -25,7 +25,7 @@ export function errorResult (body: ErrorBody): CallToolResult {
   return jsonResult(body, true)
 }
 
-/** A paid tool called without a usable payment: the x402 PaymentRequired, and the tool did not run. */
-export function paymentRequiredResult (paymentRequired: object): CallToolResult {
-  return jsonResult(paymentRequired, true)
+/** A paid tool called without a usable payment: the x402 PaymentRequired (and, in `_meta`, other protocols' challenges), and the tool did not run. */
+export function paymentRequiredResult (paymentRequired: object, meta?: Record<string, unknown>): CallToolResult {
+  return jsonResult(paymentRequired, true, meta)
 }

@@ -55,6 +55,7 @@ t.test('the agent card: valid for the SDK, skills from the catalogue, the x402 e
     t.equal(JSON.parse(skill.examples[0]).skill, skill.id, 'an example data part')
   }
   t.match(card.capabilities?.extensions, [{ uri: X402_EXTENSION_URI, required: true }, { uri: X402_EXTENSION_URI_V02 }])
+  t.match(card.description, `MPP (Solana charge) buyers pay the same products over HTTP and MCP (${m.url}/llms.txt)`, 'where MPP is taken')
   t.match(card.supportedInterfaces, [{ url: `${m.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }, { url: `${m.url}/a2a`, protocolVersion: '0.3' }])
   t.same(AgentCard.toJSON(await a2a.client.getAgentCard()), json, 'the SDK client reads the same card')
 

@@ -28,6 +28,11 @@ const VARYING = new Set(['date', 'x-ratelimit-reset', 'ratelimit-reset', 'rateli
 
 interface Answer { status?: number, headers: IncomingHttpHeaders, body: string }
 
+// MPP's challenges are bound to the instant each merchant made them (id, expiry): blanked, the
+// rest of the body compared byte for byte (both fields keep their length, and so Content-Length).
+const CHALLENGE_INSTANT = /"expires":"[^"]{24}","id":"[A-Za-z0-9_-]{43}"/g
+const blankInstants = (answer: Answer): Answer => ({ ...answer, body: answer.body.replace(CHALLENGE_INSTANT, '"expires":"…","id":"…"') })
+
 async function post (baseUrl: string, body: string, headers: Record<string, string>): Promise<Answer> {
   return await new Promise((resolve, reject) => {
     const req = httpRequest(`${baseUrl}/mcp`, { method: 'POST', headers }, res => {
@@ -75,7 +80,7 @@ t.test('the direct path answers as the SDK does: status, headers and body', asyn
   for (const [what, { body, headers = {} }] of Object.entries(cases)) {
     const sent = { ...JSON_HEADERS, 'x-request-id': `direct-calls-${++requestNumber}`, ...headers }
     const [fromDirect, fromSdk] = [await post(direct, JSON.stringify(body), sent), await post(sdk, JSON.stringify(body), sent)]
-    t.same(fromDirect, fromSdk, what)
+    t.same(blankInstants(fromDirect), blankInstants(fromSdk), what)
   }
 })
 
