@@ -101,7 +101,7 @@ function x402Header (flow: X402Flow, header: string, x402: Pick<X402Payments, 'v
       const decoded = decodePaymentHeader(request.headers[header] as string)
       if (decoded.kind === 'refused') return decoded
       attempt()
-      const claim = await x402.verifyAndClaim(decoded.payload, service, { resource, flow, requestKey })
+      const claim = await x402.verifyAndClaim(decoded.payload, service, { resource, flow, version: flow === 'x402-v1' ? 1 : 2, requestKey })
       if (claim.kind !== 'held') return claim
       const held = claim.payment
       return { kind: 'held', payment: held, settle: async (answer) => await x402.settle(held, answer) }

@@ -1,9 +1,11 @@
+import type { AuditFlow } from '../../db/contracts/audit-log.js'
 import type { PaymentClaims } from '../../db/contracts/payment-claims.js'
 import type { HeldPayment } from '../contract/held-payment.js'
 import { settlementPending, type Refusal } from '../contract/refusal.js'
 import type { CheckedTransfer } from './transaction-rules.js'
 
-export type X402ClaimFlow = 'x402-v1' | 'x402-v2' | 'mcp' | 'a2a' | 'mpp'
+/** The audit flow a door names its payments by: a label the method keeps, never reads. */
+export type X402ClaimFlow = Exclude<AuditFlow, 'proof'>
 
 /** A verified x402 payment whose transaction signature this caller holds in the claim store. */
 export interface X402Claim extends HeldPayment {
@@ -25,6 +27,8 @@ export interface X402Request {
   /** The URL (or tool URL) being bought: a v2 payload must name it. */
   resource: string
   flow: X402ClaimFlow
+  /** The x402 version the door's transport carries (its header, A2A's v2 only); any when undefined. */
+  version?: 1 | 2
   /** Method, resource and arguments (lib/contract/request-key.ts). */
   requestKey: string
   /** MCP: names the call, so its cancel notice can find the claim. */

@@ -161,9 +161,7 @@ export function createX402Verifier (options: X402VerifierOptions) {
   }
 
   async function verifyAndClaim (payload: unknown, service: PaidServiceName, context: X402Request): Promise<Held<X402Claim> | Refusal | Redelivery> {
-    // A2A's transport is x402 v2 only: a v1 payload names no resource, so it could not be bound to the skill.
-    const expectedVersion = context.flow === 'x402-v1' ? 1 : context.flow === 'x402-v2' || context.flow === 'a2a' ? 2 : undefined
-    const read = readPaymentPayload(payload, expectedVersion)
+    const read = readPaymentPayload(payload, context.version)
     if (read.kind === 'refused') return read
     const input = read.input
     if (input.scheme !== 'exact') return refusal('X402_UNSUPPORTED', `scheme ${input.scheme} is not offered; this merchant takes "exact"`)

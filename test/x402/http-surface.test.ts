@@ -45,6 +45,14 @@ t.test('the x402 surface without a chain: challenge, CORS, manifest, configurati
     t.equal(res.json().code, 'X402_INVALID_PAYLOAD')
   })
 
+  t.test('each header carries its own version: v2 in X-PAYMENT, v1 in PAYMENT-SIGNATURE are refused by name', async (t) => {
+    const encoded = (payload: object) => Buffer.from(JSON.stringify(payload)).toString('base64')
+    const v2 = await app.inject({ url: '/api/fetch-price/SOL', headers: { 'x-payment': encoded({ x402Version: 2, accepted: {}, payload: { transaction: 'AQID' } }) } })
+    t.match(v2.json(), { code: 'X402_UNSUPPORTED', message: /x402Version 2 arrived in the header of version 1/ })
+    const v1 = await app.inject({ url: '/api/fetch-price/SOL', headers: { 'payment-signature': encoded({ x402Version: 1, scheme: 'exact', network: 'solana-devnet', payload: { transaction: 'AQID' } }) } })
+    t.match(v1.json(), { code: 'X402_UNSUPPORTED', message: /x402Version 1 arrived in the header of version 2/ })
+  })
+
   t.test('configuration: X402_NETWORK follows SOLANA_NETWORK unless set; the fee payer file defaults to the merchant keypair', async (t) => {
     const base = { SOLANA_RPC_URL: 'http://127.0.0.1:9', MERCHANT_KEYPAIR_PATH: env.MERCHANT_KEYPAIR_PATH }
     t.equal(loadConfig({ ...base, SOLANA_NETWORK: 'devnet' }).x402Network, 'solana-devnet')

@@ -171,7 +171,8 @@ export function createSkillSeller (deps: SkillSellerDeps) {
       method: payments,
       payload,
       service: purchase.service,
-      context: { resource, flow: 'a2a', requestKey: requestKey('a2a', resource) },
+      // A2A's transport is x402 v2 only: a v1 payload names no resource, so it could not be bound to the skill.
+      context: { resource, flow: 'a2a', version: 2, requestKey: requestKey('a2a', resource) },
       client: call.client,
       requestId: call.requestId,
       checkFailureLimit: deps.checkFailureLimit,

@@ -129,6 +129,12 @@ t.test('both skills paid end to end with the official x402 client: the route\'s 
   }
 })
 
+t.test('a v1 payload buys no skill (A2A carries x402 v2 only): X402_UNSUPPORTED', async t => {
+  const task = await a2a.start({ skill: 'fetch-price', token: 'SOL' })
+  const refused = await a2a.pay(task.id, { x402Version: 1, scheme: 'exact', network: 'solana-devnet', payload: { transaction: 'AQID' } })
+  t.match(x402Of(refused), { 'x402.payment.status': 'payment-failed', 'x402.payment.error': 'X402_UNSUPPORTED' })
+})
+
 t.test('payments of other doors do not buy a skill, nor the other way round: X402_RESOURCE_MISMATCH, nothing moves', async t => {
   const buyer = await m.paid.newBuyer(1_000_000n)
   const http = await fetch(`${m.url}/api/fetch-price/SOL`)
