@@ -3,8 +3,9 @@ import type { KeptAnswer } from '../../db/contracts/payment-claims.js'
 import type { ErrorBody } from '../errors/error-body.js'
 import type { Held, HeldPayment, Settled, SettlePayment } from '../contract/held-payment.js'
 import type { Redelivery } from '../contract/redelivery.js'
+import type { ClaimVerdict } from '../contract/claim-verdict.js'
 import { refusalOf, type Refusal } from '../contract/refusal.js'
-import type { DeliveryCore } from './paid-delivery.js'
+import type { DeliveryCore, PaidDelivery, Redelivered } from './paid-delivery.js'
 
 /** What a payment method does for a door: verify and claim a payload for a purchase, then settle the payment it holds. */
 export interface ClaimAndSettle<Service extends string, Context, Payment extends HeldPayment> {
@@ -51,6 +52,45 @@ export type PaidCallOutcome<Payment extends HeldPayment> =
   /** The settlement was refused: the document is withheld. */
   | { kind: 'settlement-refused', payment: Payment, refusal: Refusal }
 
+/** Where a paid call stands once its payment was read: held (its delivery begun), a kept answer again, unpaid (nothing recorded), or refused (recorded). */
+export type Admission =
+  | { kind: 'held', delivery: PaidDelivery }
+  | { kind: 'redelivered', again: Redelivered }
+  | { kind: 'unpaid' }
+  | { kind: 'refused', refusal: Refusal }
+
+/**
+ * The first phase of a paid call, on every door: the way to pay verifies and claims (`claim`,
+ * which registers each attempt under way so it ends once a refusal was counted; a thrown refusal
+ * is its verdict), then the core records a refusal, serves a kept answer again, or begins the
+ * delivery. The second phase is the door's: MCP and A2A run the product and complete it
+ * (deliverPaidCall); HTTP lets the route's handler run and completes as its answer leaves.
+ */
+export async function admitPayment<Payment extends HeldPayment> (
+  core: Pick<DeliveryCore, 'begin' | 'refused' | 'redelivered'>,
+  call: { service: string, flow: AuditFlow, client: string },
+  claim: (attempt: (underWay: () => void) => void) => Promise<ClaimVerdict<Payment>>
+): Promise<Admission> {
+  const underWay: Array<() => void> = []
+  try {
+    let verdict: ClaimVerdict<Payment>
+    try {
+      verdict = await claim(done => { underWay.push(done) })
+    } catch (error) {
+      const known = refusalOf(error)
+      if (known === undefined) throw error
+      verdict = known
+    }
+    if (verdict.kind === 'unpaid') return verdict
+    if (verdict.kind === 'refused') return { kind: 'refused', refusal: core.refused(call.service, call.flow, call.client, verdict) }
+    if (verdict.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(verdict.answer, call.flow) }
+    return { kind: 'held', delivery: core.begin(verdict.payment, verdict.settle, call.client) }
+  } finally {
+    // After a refusal was counted: the attempt is no longer under way.
+    for (const done of underWay) done()
+  }
+}
+
 /**
  * The steps of one paid call, the same on every door that answers after the product ran (MCP,
  * A2A): the failure limit, verify and claim, a refusal or a re-delivery, then the delivery
@@ -62,31 +102,20 @@ export async function deliverPaidCall<Service extends string, Context extends { 
   call: PaidCall<Service, Context, Payment>
 ): Promise<PaidCallOutcome<Payment>> {
   const { method, service, client, requestId } = call
-  const { flow } = call.context
-  let claim
-  let underWay = () => {}
-  try {
-    underWay = call.checkFailureLimit(client)
-    claim = await method.verifyAndClaim(call.payload, service, call.context)
-  } catch (error) {
-    const known = refusalOf(error)
-    if (known === undefined) throw error
-    claim = known
-  }
-  if (claim.kind === 'refused') {
-    const refused = core.refused(service, flow, client, claim)
-    underWay()
-    return { kind: 'refused', refusal: refused }
-  }
-  underWay()
-  if (claim.kind === 'redelivered') {
-    const again = core.redelivered(claim.answer, flow)
-    recordWhenReached(call, async reached => await again.record({ requestId, status: () => 200, reached }))
-    return { kind: 'redelivered', answer: claim.answer }
+  const admitted = await admitPayment(core, { service, flow: call.context.flow, client }, async (attempt) => {
+    attempt(call.checkFailureLimit(client))
+    const claim = await method.verifyAndClaim(call.payload, service, call.context)
+    return claim.kind === 'held' ? { ...claim, settle: async (answer) => await method.settle(claim.payment, answer) } : claim
+  })
+  if (admitted.kind === 'unpaid') throw new Error('a claim-and-settle method found no payment')
+  if (admitted.kind === 'refused') return admitted
+  if (admitted.kind === 'redelivered') {
+    recordWhenReached(call, async reached => await admitted.again.record({ requestId, status: () => 200, reached }))
+    return { kind: 'redelivered', answer: admitted.again.answer }
   }
 
-  const payment = claim.payment
-  const delivery = core.begin(payment, async (answer) => await method.settle(payment, answer), client)
+  const { delivery } = admitted
+  const payment = delivery.payment as Payment
   let status = 200
   const record = async (reached: boolean) => await delivery.record({ requestId, status: () => status, reached })
   call.onHeld?.(payment)

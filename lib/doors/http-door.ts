@@ -9,7 +9,8 @@ import type { HttpAnswer } from '../http/http-answer.js'
 import { createMethodPicker, type HttpPaymentMethod, type Named } from './http-payment-method.js'
 import type { AuditFlow } from '../../db/contracts/audit-log.js'
 import type { DeliveryCore, PaidDelivery, Redelivered } from '../delivery/paid-delivery.js'
-import { refusalOf, type Refusal } from '../contract/refusal.js'
+import { admitPayment } from '../delivery/paid-call.js'
+import { refusalOf } from '../contract/refusal.js'
 import { requestKey } from '../contract/request-key.js'
 import { publishChallenge } from '../metrics/events.js'
 
@@ -73,13 +74,6 @@ const MAX_KEPT_ANSWER_BYTES = 256 * 1024
 /** The way to pay a request names, or the conflict of two. */
 type Paying = Exclude<Named, { kind: 'none' }>
 
-/** Where a request that came with a payment stands once its payment was read: the handler runs next (held), or the door answers now. */
-type Opened =
-  | { kind: 'held', delivery: PaidDelivery }
-  | { kind: 'redelivered', again: Redelivered }
-  | { kind: 'unpaid' }
-  | Refusal
-
 /**
  * The HTTP door of the paid-delivery core: a gate before the handler and a delivery step as its
  * answer leaves, which the framework's glue runs for every paid route. It only translates:
@@ -111,56 +105,43 @@ export function createHttpDoor (options: HttpDoorOptions) {
     exchange.send(paywall !== undefined && paywall.wanted(exchange) ? paywall.page(service, exchange, challenge, resourceUrl(exchange)) : challenge)
   }
 
-  /** The way to pay the request names verifies and claims its payment: the delivery, or why not. */
-  async function open (exchange: HttpExchange, service: PaidServiceName, method: HttpPaymentMethod, underWay: Array<() => void>): Promise<Opened> {
-    const verdict = await method.open({
-      request: exchange,
-      service,
-      resource: resourceUrl(exchange),
-      requestKey: requestKey(exchange.method, requestPath(exchange.url)),
-      attempt: () => { underWay.push(options.checkFailureLimit(exchange.ip)) }
-    })
-    if (verdict.kind === 'held') return { kind: 'held', delivery: core.begin(verdict.payment, verdict.settle, exchange.ip) }
-    if (verdict.kind === 'redelivered') return { kind: 'redelivered', again: core.redelivered(verdict.answer, method.flow) }
-    return verdict
-  }
-
-  /** The outcome of a payment that came: held (the handler runs next) or answered here. */
+  /**
+   * A request that came with a payment: its way to pay verifies and claims it, then the core's
+   * first phase (lib/delivery/paid-call.ts) records a refusal, serves a kept answer again, or begins
+   * the delivery the handler's answer completes. True when the handler runs next.
+   */
   async function admit (exchange: HttpExchange, service: PaidServiceName, paying: Paying): Promise<boolean> {
-    const underWay: Array<() => void> = []
-    try {
-      return await decide(exchange, service, paying, underWay)
-    } finally {
-      // After a refusal was recorded: the attempt is no longer under way.
-      for (const done of underWay) done()
-    }
-  }
-
-  async function decide (exchange: HttpExchange, service: PaidServiceName, paying: Paying, underWay: Array<() => void>): Promise<boolean> {
-    let opened: Opened
-    try {
-      opened = paying.kind === 'conflict' ? paying.refusal : await open(exchange, service, paying.method, underWay)
-    } catch (error) {
-      const known = refusalOf(error)
-      if (known === undefined) throw error
-      // The node's or the store's failure, never the buyer's: a summary goes to the log.
-      if (known.statusCode >= 500) exchange.log.warn({ error: loggableError((error as { cause?: unknown }).cause ?? error), code: known.code }, 'request failed')
-      opened = known
-    }
-    if (opened.kind === 'unpaid') {
+    const admitted = await admitPayment(core, { service, flow: paying.method.flow, client: exchange.ip }, async (attempt) => {
+      if (paying.kind === 'conflict') return paying.refusal
+      try {
+        return await paying.method.open({
+          request: exchange,
+          service,
+          resource: resourceUrl(exchange),
+          requestKey: requestKey(exchange.method, requestPath(exchange.url)),
+          attempt: () => { attempt(options.checkFailureLimit(exchange.ip)) }
+        })
+      } catch (error) {
+        const known = refusalOf(error)
+        // The node's or the store's failure, never the buyer's: a summary goes to the log.
+        if (known !== undefined && known.statusCode >= 500) exchange.log.warn({ error: loggableError((error as { cause?: unknown }).cause ?? error), code: known.code }, 'request failed')
+        throw error
+      }
+    })
+    if (admitted.kind === 'unpaid') {
       sendUnpaid(exchange, service)
       return false
     }
-    if (opened.kind === 'refused') {
-      exchange.outcome = opened.code
-      exchange.send(challenges.refused(service, core.refused(service, paying.method.flow, exchange.ip, opened), exchange.id, resourceUrl(exchange)))
+    if (admitted.kind === 'refused') {
+      exchange.outcome = admitted.refusal.code
+      exchange.send(challenges.refused(service, admitted.refusal, exchange.id, resourceUrl(exchange)))
       return false
     }
-    if (opened.kind === 'redelivered') {
-      redeliver(exchange, opened.again)
+    if (admitted.kind === 'redelivered') {
+      redeliver(exchange, admitted.again)
       return false
     }
-    hold(exchange, opened.delivery, performance.now())
+    hold(exchange, admitted.delivery, performance.now())
     return true
   }
 

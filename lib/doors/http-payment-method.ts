@@ -1,12 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { AuditFlow } from '../../db/contracts/audit-log.js'
-import type { Held, SettlePayment } from '../contract/held-payment.js'
-import type { Redelivery } from '../contract/redelivery.js'
+import type { ClaimVerdict } from '../contract/claim-verdict.js'
 import { refusal, type Refusal } from '../contract/refusal.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 
-/** What a way to pay makes of a request it opened: held (the core begins its delivery, settled by `settle`), a kept answer again, no payment after all, or refused. */
-export type MethodVerdict = (Held & { settle: SettlePayment }) | Redelivery | { kind: 'unpaid' } | Refusal
+/** What a way to pay makes of a request it opened (the core's first phase takes it). */
+export type MethodVerdict = ClaimVerdict
 
 /** What a way to pay is given to open a request. */
 export interface MethodRequest {

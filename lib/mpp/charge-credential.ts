@@ -2,6 +2,7 @@ import { Challenge, Credential, PaymentRequest } from 'mppx'
 import { charge } from '@solana/mpp'
 import { refusal, type Refusal } from '../contract/refusal.js'
 import { isBase58OfLength } from '../solana/base58.js'
+import { boundedCache } from '../http/bounded-memo.js'
 import type { ChargeTerms } from './charge-terms.js'
 
 /** As long as an x402 payment header may be (lib/x402/payment-payload.ts): a charge credential carries one transaction and its challenge. */
@@ -19,6 +20,22 @@ export interface ChargeExpectation {
   terms: ChargeTerms
   secretKey: string
   nowMs: number
+}
+
+/**
+ * Challenges whose binding verified, by key and content: every credential of a resource answers one
+ * of the few challenges it offers a minute, so the HMAC (computed in JavaScript by mppx) is done
+ * once per challenge, not per payment. Only ours are kept (a forged one never verifies), so the
+ * bound is the challenges issued.
+ */
+const verifiedChallenges = boundedCache<true>(4096)
+
+function bindingHolds (challenge: Challenge.Challenge, secretKey: string): boolean {
+  const key = `${secretKey}\n${JSON.stringify(challenge)}`
+  if (verifiedChallenges.get(key) === true) return true
+  if (!Challenge.verify(challenge, { secretKey })) return false
+  verifiedChallenges.set(key, true)
+  return true
 }
 
 const invalid = (message: string) => refusal('MPP_CREDENTIAL_INVALID', `${message}; nothing moved`)
@@ -49,7 +66,7 @@ export function readChargeCredential (header: string, expected: ChargeExpectatio
     return invalid('Authorization is not a Payment credential (base64url JSON of a challenge and a payload)')
   }
   const { challenge } = credential
-  if (!Challenge.verify(challenge, { secretKey: expected.secretKey })) {
+  if (!bindingHolds(challenge, expected.secretKey)) {
     return refusal('MPP_CHALLENGE_INVALID', 'the credential\'s challenge was not issued by this merchant, or was altered; nothing moved')
   }
   if (challenge.method !== charge.name || challenge.intent !== charge.intent) return invalid(`${challenge.method}/${challenge.intent} is not offered; this merchant takes solana/charge`)

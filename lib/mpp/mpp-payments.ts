@@ -1,7 +1,6 @@
 import { Receipt } from 'mppx'
 import { charge } from '@solana/mpp'
-import type { Held, SettlePayment } from '../contract/held-payment.js'
-import type { Redelivery } from '../contract/redelivery.js'
+import type { ClaimVerdict } from '../contract/claim-verdict.js'
 import type { Refusal } from '../contract/refusal.js'
 import { storedResource } from '../contract/stored-resource.js'
 import type { Catalogue } from '../catalogue/catalogue.js'
@@ -23,7 +22,7 @@ export interface MppPaymentsOptions {
 }
 
 /** What a charge credential buys the request: held (settled by `settle`), a kept answer again, or refused. */
-export type MppVerdict = (Held & { settle: SettlePayment }) | Redelivery | Refusal
+export type MppVerdict = Exclude<ClaimVerdict, { kind: 'unpaid' }>
 
 /**
  * MPP's Solana charge as a way to pay, on the two methods that already exist: its credential is

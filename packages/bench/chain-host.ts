@@ -2,6 +2,7 @@
 // event loop with the load generator. Driven over IPC by packages/bench/chain.ts: one request, one answer.
 // Payments and registrations are signed here and sent in JSON-RPC batches to the chain's own HTTP
 // front (they land in order); waiting for each one would take minutes for thousands.
+import { getAddMemoInstruction } from '@solana-program/memo'
 import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import {
   createKeyPairSignerFromBytes,
@@ -15,6 +16,7 @@ import { startLocalnet } from '@token-merchant/localnet'
 import { buildSignedTransaction } from '@token-merchant/localnet/tx-builder'
 import { buildRegistrationMemo } from '../../lib/registry/registration-memo.js'
 import { generateKeypairBytes } from '../../lib/solana/keypair-file.js'
+import { MEMO_V2_PROGRAM } from '../../lib/solana/networks.js'
 import { signExactTransfer } from '../../test/fixtures/x402-payment.js'
 import type { ChainRequest, ChainSetup, Proof } from './chain.js'
 
@@ -88,17 +90,22 @@ async function land (count: number, build: (index: number) => { instructions: In
 
 let paymentsMade = 0
 
-/** `count` transferChecked payments of at least `amount` to the merchant; each amount differs, so no two transactions are alike. */
-async function pay (count: number, amount: bigint): Promise<Proof[]> {
+/**
+ * `count` transferChecked payments of at least `amount` to the merchant; each amount differs, so no
+ * two transactions are alike. `exact`: each of exactly `amount` (as MPP's charge takes it), told
+ * apart by a memo instead.
+ */
+async function pay (count: number, amount: bigint, exact = false): Promise<Proof[]> {
   const first = paymentsMade
   paymentsMade += count
   const payerOf = (index: number) => (first + index) % BUYERS
   const signatures = await land(count, index => {
     const b = payerOf(index)
     const instruction = getTransferCheckedInstruction({
-      source: buyerAtas[b], mint, destination: merchantAta, authority: buyers[b], amount: amount + BigInt(first + index), decimals: DECIMALS
+      source: buyerAtas[b], mint, destination: merchantAta, authority: buyers[b], amount: exact ? amount : amount + BigInt(first + index), decimals: DECIMALS
     })
-    return { instructions: [instruction], signer: buyers[b] }
+    const memo = getAddMemoInstruction({ memo: `bench ${first + index}` }, { programAddress: MEMO_V2_PROGRAM as Address })
+    return { instructions: exact ? [instruction, memo] : [instruction], signer: buyers[b] }
   })
   return signatures.map((signature, index) => ({ signature, wallet: buyers[payerOf(index)].address }))
 }
@@ -150,7 +157,7 @@ async function wallets (count: number, lamports: bigint, tokens: bigint): Promis
 async function answer (request: ChainRequest): Promise<unknown> {
   switch (request.op) {
     case 'wallets': return await wallets(request.count, request.lamports, request.tokens)
-    case 'pay': return await pay(request.count, request.amount)
+    case 'pay': return await pay(request.count, request.amount, request.exact)
     case 'x402Payloads': return await x402Payloads(request.count, request.amount, request.feePayer as Address)
     case 'register': return await register(request.registryAddress as Address, request.from, request.to)
     case 'stats': return chain.stats()

