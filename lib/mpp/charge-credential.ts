@@ -22,25 +22,6 @@ export interface ChargeExpectation {
   nowMs: number
 }
 
-/**
- * Challenges whose binding verified, by key and content: every credential of a resource answers one
- * of the few challenges it offers a minute, so the HMAC (computed in JavaScript by mppx) is done
- * once per challenge, not per payment. Only ours are kept (a forged one never verifies), so the
- * bound is the challenges issued.
- */
-const verifiedChallenges = boundedCache<true>(4096)
-
-function bindingHolds (challenge: Challenge.Challenge, secretKey: string): boolean {
-  const key = `${secretKey}\n${JSON.stringify(challenge)}`
-  if (verifiedChallenges.get(key) === true) return true
-  if (!Challenge.verify(challenge, { secretKey })) return false
-  verifiedChallenges.set(key, true)
-  return true
-}
-
-const invalid = (message: string) => refusal('MPP_CREDENTIAL_INVALID', `${message}; nothing moved`)
-const mismatch = (message: string) => refusal('MPP_CHALLENGE_MISMATCH', `${message}; pay a challenge of this resource's 402. Nothing moved`)
-
 function resourceOf (challenge: { opaque?: string }): unknown {
   if (challenge.opaque === undefined) return undefined
   try {
@@ -49,6 +30,31 @@ function resourceOf (challenge: { opaque?: string }): unknown {
     return undefined
   }
 }
+
+/** What a verified challenge says, read once: the resource it was issued for and its charge request. */
+interface BoundChallenge {
+  resource: unknown
+  request: ReturnType<typeof charge.schema.request.safeParse>
+}
+
+/**
+ * Challenges whose binding verified, by key and content, with what they say: every credential of a
+ * resource answers one of the few challenges it offers a minute, so the HMAC (computed in
+ * JavaScript by mppx) and the reading of its request are done once per challenge, not per payment.
+ * Only ours are kept (a forged one never verifies), so the bound is the challenges issued.
+ */
+const verifiedChallenges = boundedCache<BoundChallenge>(4096)
+
+function boundChallenge (challenge: Challenge.Challenge, secretKey: string): BoundChallenge | undefined {
+  const key = `${secretKey}\n${JSON.stringify(challenge)}`
+  const known = verifiedChallenges.get(key)
+  if (known !== undefined) return known
+  if (!Challenge.verify(challenge, { secretKey })) return undefined
+  return verifiedChallenges.set(key, { resource: resourceOf(challenge), request: charge.schema.request.safeParse(challenge.request) })
+}
+
+const invalid = (message: string) => refusal('MPP_CREDENTIAL_INVALID', `${message}; nothing moved`)
+const mismatch = (message: string) => refusal('MPP_CHALLENGE_MISMATCH', `${message}; pay a challenge of this resource's 402. Nothing moved`)
 
 /**
  * Reads an `Authorization: Payment` credential (mppx's Credential.deserialize) and checks its
@@ -66,16 +72,16 @@ export function readChargeCredential (header: string, expected: ChargeExpectatio
     return invalid('Authorization is not a Payment credential (base64url JSON of a challenge and a payload)')
   }
   const { challenge } = credential
-  if (!bindingHolds(challenge, expected.secretKey)) {
+  const bound = boundChallenge(challenge, expected.secretKey)
+  if (bound === undefined) {
     return refusal('MPP_CHALLENGE_INVALID', 'the credential\'s challenge was not issued by this merchant, or was altered; nothing moved')
   }
   if (challenge.method !== charge.name || challenge.intent !== charge.intent) return invalid(`${challenge.method}/${challenge.intent} is not offered; this merchant takes solana/charge`)
   if (challenge.expires === undefined || !(Date.parse(challenge.expires) > expected.nowMs)) {
     return refusal('MPP_CHALLENGE_INVALID', 'the challenge expired; pay a new 402\'s challenge. Nothing moved')
   }
-  const resource = resourceOf(challenge)
+  const { resource, request } = bound
   if (resource !== expected.resourceUrl) return mismatch(`this challenge was issued for ${typeof resource === 'string' ? JSON.stringify(resource.slice(0, 200)) : 'no resource'}, not ${JSON.stringify(expected.resourceUrl)}`)
-  const request = charge.schema.request.safeParse(challenge.request)
   if (!request.success) return invalid('the challenge\'s request is not a Solana charge request')
   const { amount, currency, recipient, methodDetails } = request.data
   const { terms } = expected

@@ -60,12 +60,12 @@ export function createMppPayments (options: MppPaymentsOptions) {
 export type MppPayments = ReturnType<typeof createMppPayments>
 
 /**
- * The receipt of a delivery (mppx's Receipt): the transaction as its reference. Made from the
- * receipt the method that settled kept with the answer, so a re-delivery carries the same
- * reference (its timestamp is the re-delivery's).
+ * The receipt of a delivery (mppx's Receipt shape): the transaction as its reference. Made from
+ * the receipt the method that settled kept with the answer, so a re-delivery carries the same
+ * reference (its timestamp is the re-delivery's). Built from our own values, so not parsed again.
  */
 export function chargeReceipt (settled: Record<string, unknown>, nowMs: number = Date.now()): Receipt.Receipt {
-  return Receipt.from({ method: charge.name, reference: String(settled.transaction), status: 'success', timestamp: new Date(nowMs).toISOString() })
+  return { method: charge.name, reference: String(settled.transaction), status: 'success', timestamp: new Date(nowMs).toISOString() }
 }
 
 /** The `Payment-Receipt` header of a delivery (mppx's Receipt.serialize). */
