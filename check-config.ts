@@ -154,7 +154,8 @@ async function checkChain (plan: ConfigPlan, offline: boolean): Promise<CheckOut
       const state = await connection.health.check()
       return state === 'up'
         ? { check: `${connection.role} rpc`, outcome: 'ok', detail: `${where} serves ${connection.network}` }
-        : { check: `${connection.role} rpc`, outcome: 'problem', detail: `${variable}: ${where} is unreachable (waited up to ${connection.timeoutMs} ms)` }
+        // The service starts without its RPC (README): a warning, not a problem that would stop a PM2 reload.
+        : { check: `${connection.role} rpc`, outcome: 'warning', detail: `${variable}: ${where} is unreachable (waited up to ${connection.timeoutMs} ms); the service starts and answers payments 503 RPC_UNAVAILABLE, nothing charged, until it answers` }
     } catch (error) {
       if (error instanceof NetworkMismatchError) return { check: `${connection.role} rpc`, outcome: 'problem', detail: error.message }
       throw error

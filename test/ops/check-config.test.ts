@@ -47,7 +47,13 @@ t.test('check-config: what start-up validates, without starting or writing anyth
 
     const down = await checkConfig({ offline: false }, { ...base, SOLANA_RPC_URL: UNREACHABLE_URL, DATABASE_URL: 'postgres://merchant:pg-secret@127.0.0.1:9/merchant' })
     t.notOk(down.ok)
-    t.match(outcomes(down), { 'payment rpc': 'problem', database: 'problem' })
+    t.match(outcomes(down), { 'payment rpc': 'warning', database: 'problem' })
+
+    // As the README says, the service starts with no network: an unreachable RPC alone is no reason to refuse a start or a reload.
+    const rpcDown = await checkConfig({ offline: false }, { ...base, SOLANA_RPC_URL: UNREACHABLE_URL })
+    t.ok(rpcDown.ok, formatConfigCheck(rpcDown))
+    t.match(rpcDown.checks.find(c => c.check === 'payment rpc')?.detail, /is unreachable .*; the service starts and answers payments 503 RPC_UNAVAILABLE/)
+    t.notMatch(formatConfigCheck(rpcDown), /would not start/)
     t.match(down.checks.find(c => c.check === 'database')?.detail, /^DATABASE_URL postgres:\/\/merchant:\*\*\*@127\.0\.0\.1:9\/merchant: .*ECONNREFUSED/)
     t.notMatch(formatConfigCheck(down), /pg-secret/, 'the password is never printed')
 
