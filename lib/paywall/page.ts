@@ -30,14 +30,14 @@ const NETWORK_LABELS: Record<X402NetworkName, string> = { solana: 'Solana mainne
 export const PAYWALL_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 /** The headers helmet gives an HTML document, which the JSON answers do without (plugins/app/response-headers.ts). */
-const PAGE_HEADERS = {
+export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': PAYWALL_CSP,
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin'
 } as const
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
 // JSON inside a <script type="application/json"> block: nothing may close the element or start a comment.
 const embedJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
 

@@ -9,6 +9,8 @@ import { errorBody, validationError, type ValidationProblem } from '../../lib/er
 import { CODE_BY_STATUS, type ErrorCode } from '../../lib/errors/error-codes.js'
 import { loggableError } from '../../lib/errors/loggable-error.js'
 import { PATTERN_SENTENCES } from '../../schemas/pattern-sentences.js'
+import { wantsHtml } from '../../lib/paywall/accept.js'
+import type { PaidServiceName } from '../../lib/payment/catalog.js'
 
 function validationDetails (error: FastifyError): ValidationProblem[] {
   return (error.validation ?? []).map(v => ({
@@ -27,7 +29,15 @@ declare module 'fastify' {
 
 function sendError (request: FastifyRequest, reply: FastifyReply, statusCode: number, code: ErrorCode, message: string, details?: Record<string, unknown>) {
   request.outcome = code
-  return reply.code(statusCode).send(errorBody(request, statusCode, code, message, details))
+  const body = errorBody(request, statusCode, code, message, details)
+  // A person's browser on a paid route (a mistyped token) gets the refusal as a page, as its 402 is one.
+  const service = (request.routeOptions.config as { paidService?: PaidServiceName } | undefined)?.paidService
+  const page = request.server.paywall?.errorPage
+  if (service !== undefined && page !== undefined && statusCode < 500 && wantsHtml(request.headers.accept)) {
+    const answer = page(service, body)
+    return reply.code(answer.statusCode).headers(answer.headers).send(answer.body)
+  }
+  return reply.code(statusCode).send(body)
 }
 
 /** Renders every failure in one JSON shape; 5xx never show their internal message. */

@@ -4,6 +4,7 @@ import type { HttpExchange } from '../../lib/doors/http-door.js'
 import { wantsHtml } from '../../lib/paywall/accept.js'
 import { loadPaywallAssets, type PaywallAssets } from '../../lib/paywall/assets.js'
 import { createPaywallPage } from '../../lib/paywall/page.js'
+import { createErrorPage } from '../../lib/paywall/error-page.js'
 import { createRequestLimit } from '../../lib/paywall/request-limit.js'
 import { createPaymentPreparer, type PaymentPreparer } from '../../lib/x402/prepare-payment.js'
 
@@ -18,6 +19,8 @@ declare module 'fastify' {
       assets: PaywallAssets
       /** For the HTTP door: which unpaid requests get the page, and the page. */
       door: { wanted: (request: Pick<HttpExchange, 'headers'>) => boolean, page: ReturnType<typeof createPaywallPage> }
+      /** A paid route's 4xx for a person's browser, as a page (plugins/app/error-handler.ts). */
+      errorPage: ReturnType<typeof createErrorPage>
       preparer: PaymentPreparer
       limit: ReturnType<typeof createRequestLimit>
     } | undefined
@@ -52,6 +55,7 @@ export default fp(async (fastify) => {
   fastify.decorate('paywall', {
     assets,
     door: { wanted: request => wantsHtml(request.headers.accept), page },
+    errorPage: createErrorPage({ assets, catalogue: fastify.catalogue }),
     preparer: createPaymentPreparer({
       rpc: solana.rpc,
       feePayer: x402.feePayer.address as Address,

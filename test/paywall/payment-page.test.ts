@@ -86,6 +86,25 @@ t.test('a merchant with the payment page', async t => {
     t.match((await ask(symbol, BROWSER_ACCEPT)).body, />Pay 0\.05 EURC</, 'the symbol is the configured one, never a fixed "USDC"')
   })
 
+  await t.test('a mistyped token in a browser gets the refusal as a page; programs keep the JSON', async t => {
+    const ask = async (accept: string) => await app.inject({ url: '/api/fetch-price/SO%21L', headers: { accept, 'x-request-id': 'mistyped-1' } })
+    const page = await ask(BROWSER_ACCEPT)
+    t.equal(page.statusCode, 400)
+    t.match(page.headers['content-type'], /^text\/html/)
+    t.match(page.headers['content-security-policy'], "script-src 'self'")
+    const json = (await ask('application/json')).json()
+    t.equal(json.code, 'VALIDATION_ERROR')
+    const escaped = (text: string) => text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
+    t.match(page.body, escaped(json.validation[0].message), 'the same sentence as the JSON\'s')
+    t.match(page.body, 'Nothing was charged')
+    t.match(page.body, 'mistyped-1', 'the request id to quote')
+    t.notMatch(page.body, '<script', 'nothing to run')
+    const hostile = await app.inject({ url: '/api/analyze-token/%3Cscript%3E', headers: { accept: BROWSER_ACCEPT } })
+    t.equal(hostile.statusCode, 400)
+    t.notMatch(hostile.body, '<script>', 'what the request said is escaped')
+    t.equal((await app.inject({ url: '/no-such-page', headers: { accept: BROWSER_ACCEPT } })).headers['content-type'], 'application/json; charset=utf-8', 'not a paid route: JSON as before')
+  })
+
   await t.test('the page is served under a budget, its files with ETags and a long cache', async t => {
     const page = await app.inject({ url: '/api/analyze-token/So11111111111111111111111111111111111111112', headers: { accept: BROWSER_ACCEPT } })
     t.equal(page.statusCode, 402)
