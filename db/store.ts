@@ -6,6 +6,7 @@ import type { PaymentClaims } from './contracts/payment-claims.js'
 import type { RegistryRepository } from './contracts/registry-repository.js'
 import type { ReputationQueries } from './contracts/reputation-queries.js'
 import type { ServiceSecrets } from './contracts/service-secrets.js'
+import type { PayerFailureLog } from './contracts/payer-failures.js'
 import type { Refunds } from './contracts/refunds.js'
 
 export type StoreEngine = 'sqlite' | 'postgres'
@@ -30,6 +31,8 @@ export interface Store {
   readonly launchFacts: LaunchFactsRepository
   /** Secrets every instance sharing the store agrees on (the MPP challenge key). */
   readonly secrets: ServiceSecrets
+  /** Failed x402 settlements by paying wallet, the fee payer's budget across restarts and instances. */
+  readonly payerFailures: PayerFailureLog
   /** Refunds of payments never delivered, exclusive with their redemption (lib/refunds/). */
   readonly refunds: Refunds
   /** True when the database answers a trivial query now. */

@@ -4,6 +4,7 @@ import { createPostgresA2aTasks } from './a2a-tasks.js'
 import { createPostgresAuditLog } from './audit-log.js'
 import { createPostgresLaunchFacts } from './launch-facts.js'
 import { createPostgresServiceSecrets } from './service-secrets.js'
+import { createPostgresPayerFailureLog } from './payer-failures.js'
 import { createPostgresRefunds } from './refunds.js'
 import type { UnavailableError } from '../contracts/store-unavailable.js'
 import { createPool, databaseCall } from './connection.js'
@@ -66,6 +67,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     a2aTasks: createPostgresA2aTasks(pool, callDatabase),
     launchFacts: createPostgresLaunchFacts(pool, callDatabase),
     secrets: createPostgresServiceSecrets(pool, callDatabase),
+    payerFailures: createPostgresPayerFailureLog(pool, callDatabase),
     refunds: createPostgresRefunds(pool, callDatabase),
     // Bounded as a whole (waiting for a connection included): a health check must answer promptly.
     async isHealthy () {

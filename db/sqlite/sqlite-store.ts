@@ -3,6 +3,7 @@ import { startBackgroundCheckpoint } from './background-checkpoint.js'
 import { createAuditLog } from './audit-log.js'
 import { createLaunchFacts } from './launch-facts.js'
 import { createServiceSecrets } from './service-secrets.js'
+import { createPayerFailureLog } from './payer-failures.js'
 import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
 import { createRefunds } from './refunds.js'
@@ -52,6 +53,7 @@ export function createSqliteStore (path: string, options: SqliteStoreOptions = {
     a2aTasks: createA2aTasks(db),
     launchFacts: createLaunchFacts(db),
     secrets: createServiceSecrets(db),
+    payerFailures: createPayerFailureLog(db),
     refunds: createRefunds(db),
     async isHealthy () {
       try {

@@ -1,5 +1,9 @@
+import type { PayerFailureLog } from '../../db/contracts/payer-failures.js'
+
 // Clients are forgotten once their window is over; the sweep runs when the table gets this big.
 const SWEEP_AT = 10_000
+/** The most failures one sync reads from the store: a window's worth on any real deployment. */
+const SYNC_LIMIT = 10_000
 
 export interface PayerFailureBudgetOptions {
   /** Failed settlements a wallet may cause per window; 0 turns the budget off. */
@@ -7,6 +11,10 @@ export interface PayerFailureBudgetOptions {
   windowMs: number
   /** Called once when a wallet uses up its budget (a warning for operators). */
   onBlocked?: (payer: string, failures: number) => void
+  /** The store's log: failures survive a restart and count on every instance sharing it. Without it, this process's memory only. */
+  log?: PayerFailureLog
+  /** A failure the store did not take (the count stays in memory meanwhile). */
+  onLogError?: (error: unknown) => void
   now?: () => number
 }
 
@@ -14,11 +22,15 @@ export interface PayerFailureBudgetOptions {
  * Failed settlements cost the fee payer, not the buyer: a transaction that fails on chain is
  * charged its fee, and a send refused at preflight cost an RPC round. Each is counted against the
  * paying wallet; past the budget the wallet is refused at verification, before any RPC call,
- * until its oldest counted failure leaves the window. Kept in this process's memory.
+ * until its oldest counted failure leaves the window. Judged from memory (no store call on the
+ * paid path); with a store log, each failure is written there too and `sync` reads every
+ * instance's back, so a restart or another instance knows them.
  */
 export function createPayerFailureBudget (options: PayerFailureBudgetOptions) {
   const now = options.now ?? Date.now
-  const failures = new Map<string, number[]>()
+  let failures = new Map<string, number[]>()
+  /** Failures recorded here whose write to the log has not landed yet: kept across a sync. */
+  const unwritten = new Set<{ payer: string, at: number }>()
 
   function recent (payer: string): number[] {
     const since = now() - options.windowMs
@@ -42,9 +54,26 @@ export function createPayerFailureBudget (options: PayerFailureBudgetOptions) {
       if (options.limit === 0) return
       if (failures.size >= SWEEP_AT) for (const key of [...failures.keys()]) recent(key)
       const times = recent(payer)
-      times.push(now())
+      const at = now()
+      times.push(at)
       failures.set(payer, times)
       if (times.length === options.limit) options.onBlocked?.(payer, times.length)
+      if (options.log === undefined) return
+      const entry = { payer, at }
+      unwritten.add(entry)
+      options.log.record(payer, at).then(() => unwritten.delete(entry), options.onLogError ?? (() => {}))
+    },
+
+    /** Reads the window's failures from the store's log (every instance's), and forgets older ones there. */
+    async sync (): Promise<void> {
+      if (options.log === undefined || options.limit === 0) return
+      const since = now() - options.windowMs
+      const rows = await options.log.since(since, SYNC_LIMIT)
+      const read = new Map<string, number[]>()
+      for (const { payer, at } of [...rows, ...unwritten]) read.set(payer, [...(read.get(payer) ?? []), at])
+      for (const times of read.values()) times.sort((a, b) => a - b)
+      failures = read
+      await options.log.prune(since)
     }
   }
 }

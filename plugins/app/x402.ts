@@ -9,6 +9,7 @@ import { createPayerFailureBudget } from '../../lib/x402/payer-failures.js'
 import { keepMerchantTokenAccount } from '../../lib/x402/token-account-keeper.js'
 import { createX402Payments, type X402Payments } from '../../lib/x402/x402-payments.js'
 import { refundExtension } from '../../lib/refunds/refund-extension.js'
+import { loggableError } from '../../lib/errors/loggable-error.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,6 +26,8 @@ declare module 'fastify' {
 const BALANCE_CHECK_MS = 60_000
 const BALANCE_AFTER_SETTLE_MS = 10_000
 const FIRST_CHECK_RETRY_MS = 2_000
+/** How often the store's payer failure log is read again: other instances' failures count from then on. */
+const PAYER_FAILURES_SYNC_MS = 10_000
 
 export default fp(async (fastify) => {
   const { config, store, solana } = fastify
@@ -40,6 +43,17 @@ export default fp(async (fastify) => {
   const feePayer = feePayerKeys.signer
   const network = x402Network(config.x402Network)
   const refund = refundExtension(config, fastify.receipts.baseUrl)
+  // Kept in the store: a restart or another instance knows a wallet's failed settlements (read again every PAYER_FAILURES_SYNC_MS).
+  const payerFailures = createPayerFailureBudget({
+    limit: config.X402_PAYER_FAILURE_LIMIT,
+    windowMs: config.X402_PAYER_FAILURE_WINDOW_SECONDS * 1000,
+    onBlocked: (payer, failures) => fastify.log.warn({ payer, failures, windowSeconds: config.X402_PAYER_FAILURE_WINDOW_SECONDS },
+      'a paying wallet used up its budget of failed x402 settlements; it is refused (429 PAYER_BLOCKED) until the window moves on'),
+    log: store.payerFailures,
+    onLogError: error => fastify.log.warn({ error: loggableError(error) }, 'a failed settlement was not written to the store; it counts in this process only')
+  })
+  await payerFailures.sync().catch((error: unknown) => fastify.log.warn({ error: loggableError(error) }, 'the payer failure log could not be read at start; it is read again shortly'))
+  const payerFailuresTimer = setInterval(() => { payerFailures.sync().catch(() => {}) }, PAYER_FAILURES_SYNC_MS).unref()
   const payments = await createX402Payments({
     catalogue: fastify.catalogue,
     rpc: solana.rpc,
@@ -58,12 +72,7 @@ export default fp(async (fastify) => {
     receipts: fastify.receipts,
     ...(refund === undefined ? {} : { refund }),
     redeliveryOf: createRedelivery({ claims: store.claims, mode: config.REDELIVERY, unknownForMs: config.PAYMENT_LEASE_SECONDS * 1000 }),
-    payerFailures: createPayerFailureBudget({
-      limit: config.X402_PAYER_FAILURE_LIMIT,
-      windowMs: config.X402_PAYER_FAILURE_WINDOW_SECONDS * 1000,
-      onBlocked: (payer, failures) => fastify.log.warn({ payer, failures, windowSeconds: config.X402_PAYER_FAILURE_WINDOW_SECONDS },
-        'a paying wallet used up its budget of failed x402 settlements; it is refused (429 PAYER_BLOCKED) until the window moves on')
-    }),
+    payerFailures,
     ensureNetwork: async () => await solana.health.ensureVerified(error => fastify.log.fatal(error.message)),
     payToAccountMissing: () => tokenAccount.missing()
   })
@@ -102,6 +111,7 @@ export default fp(async (fastify) => {
     closed = true
     balanceWatch.stop()
     clearInterval(balanceTimer)
+    clearInterval(payerFailuresTimer)
     clearTimeout(firstTimer)
     tokenAccount.stop()
   })
