@@ -68,6 +68,8 @@ export function createPayerFailureBudget (options: PayerFailureBudgetOptions) {
     async sync (): Promise<void> {
       if (options.log === undefined || options.limit === 0) return
       const since = now() - options.windowMs
+      // A write that failed (a store outage) leaves its entry here: it counts until its window is over, then goes.
+      for (const entry of unwritten) if (entry.at <= since) unwritten.delete(entry)
       const rows = await options.log.since(since, SYNC_LIMIT)
       const read = new Map<string, number[]>()
       for (const { payer, at } of [...rows, ...unwritten]) read.set(payer, [...(read.get(payer) ?? []), at])

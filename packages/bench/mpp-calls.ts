@@ -9,6 +9,7 @@ import type { BenchChain, Proof } from './chain.js'
 import { mergeSamples, type CallSample, type LoadFigures } from './figures.js'
 import { poolOver, type LoadTarget } from './load.js'
 import { getStatus, timeEach } from './timed-calls.js'
+import { v2PaymentHeader } from './x402-calls.js'
 
 export interface MppCallSet {
   concurrency: number
@@ -38,9 +39,6 @@ async function offeredAt (url: string): Promise<Offered> {
   return { accepted: required.accepts[0], resource: required.resource, pull, push }
 }
 
-const x402Header = (transaction: string, offered: Offered) =>
-  Buffer.from(JSON.stringify({ x402Version: 2, resource: offered.resource, accepted: offered.accepted, payload: { transaction } })).toString('base64')
-
 export async function measureMppCalls (options: {
   service: LoadTarget
   chain: BenchChain
@@ -61,7 +59,7 @@ export async function measureMppCalls (options: {
     for (let done = 0; done < calls; done += block) {
       const size = Math.min(block, calls - done)
       const offered = await offeredAt(`${service.url}${path}`)
-      samples.x402.push(await timed(await chain.x402Payloads(size, price, feePayer.address), tx => ({ 'payment-signature': x402Header(tx, offered) })))
+      samples.x402.push(await timed(await chain.x402Payloads(size, price, feePayer.address), tx => ({ 'payment-signature': v2PaymentHeader(tx, offered.accepted, offered.resource) })))
       samples.mppPull.push(await timed(await chain.x402Payloads(size, price, feePayer.address), tx =>
         ({ authorization: Credential.serialize({ challenge: offered.pull, payload: { type: 'transaction', transaction: tx } }) })))
       samples.proof.push(await timed(await chain.pay(size, price, true), (proof: Proof) => ({ 'x-payment-signature': proof.signature, 'x-payment-wallet': proof.wallet })))

@@ -28,7 +28,8 @@ export interface X402CallSet {
 const AUDIT_SETTLE_MS = 200
 const BLOCK = 100
 
-function header (transaction: string, accepted: unknown, resource: unknown): string {
+/** The PAYMENT-SIGNATURE value of a v2 payload carrying `transaction`. */
+export function v2PaymentHeader (transaction: string, accepted: unknown, resource: unknown): string {
   return Buffer.from(JSON.stringify({ x402Version: 2, resource, accepted, payload: { transaction } })).toString('base64')
 }
 
@@ -59,7 +60,7 @@ export async function measureX402Calls (options: {
       const forService = await chain.x402Payloads(size, price, feePayer.address)
       await chain.resetStats()
       paid.push(await timeEach(forService, concurrency, pids, async tx =>
-        await getStatus(pool, path, { 'payment-signature': header(tx, required.accepts[0], required.resource) })))
+        await getStatus(pool, path, { 'payment-signature': v2PaymentHeader(tx, required.accepts[0], required.resource) })))
       for (const [method, count] of Object.entries(await chain.stats())) rpcByMethod[method] = (rpcByMethod[method] ?? 0) + count
 
       const forRpc = await chain.x402Payloads(size, price, feePayer.address)
