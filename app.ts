@@ -26,6 +26,7 @@ import { REFUND_PATH } from './lib/refunds/refund-path.js'
 import receipts from './plugins/app/receipts.js'
 import solanaRpc from './plugins/app/solana.js'
 import store from './plugins/app/store.js'
+import limitCounts from './plugins/app/limit-counts.js'
 import type { Clock } from './db/clocked-store.js'
 import tokenAnalysis from './plugins/app/token-analysis.js'
 import rateLimit from './plugins/external/rate-limit.js'
@@ -132,12 +133,14 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(errorHandler)
   await fastify.register(responseHeaders)
   await fastify.register(crossOrigin)
-  await fastify.register(rateLimit)
   await fastify.register(swagger)
 
   // Before the store: it is built timed, reporting into the metrics.
   await fastify.register(metricsRegistry)
   await fastify.register(store, { now: opts.clock })
+  // Before any route, after the store: its counts are one limit across the instances sharing it.
+  await fastify.register(limitCounts)
+  await fastify.register(rateLimit)
   await fastify.register(shutdown)
   await fastify.register(stalledWrites)
   await fastify.register(solanaRpc)

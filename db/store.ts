@@ -8,6 +8,7 @@ import type { ReputationQueries } from './contracts/reputation-queries.js'
 import type { ServiceSecrets } from './contracts/service-secrets.js'
 import type { PayerFailureLog } from './contracts/payer-failures.js'
 import type { Refunds } from './contracts/refunds.js'
+import type { LimitCountLog } from './contracts/limit-counts.js'
 
 export type StoreEngine = 'sqlite' | 'postgres'
 
@@ -33,6 +34,8 @@ export interface Store {
   readonly secrets: ServiceSecrets
   /** Failed x402 settlements by paying wallet, the fee payer's budget across restarts and instances. */
   readonly payerFailures: PayerFailureLog
+  /** The busiest clients' request and failure counts per instance: one limit for every instance sharing the store. */
+  readonly limitCounts: LimitCountLog
   /** Refunds of payments never delivered, exclusive with their redemption (lib/refunds/). */
   readonly refunds: Refunds
   /** True when the database answers a trivial query now. */

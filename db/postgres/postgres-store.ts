@@ -5,6 +5,7 @@ import { createPostgresAuditLog } from './audit-log.js'
 import { createPostgresLaunchFacts } from './launch-facts.js'
 import { createPostgresServiceSecrets } from './service-secrets.js'
 import { createPostgresPayerFailureLog } from './payer-failures.js'
+import { createPostgresLimitCountLog } from './limit-counts.js'
 import { createPostgresRefunds } from './refunds.js'
 import type { UnavailableError } from '../contracts/store-unavailable.js'
 import { createPool, databaseCall } from './connection.js'
@@ -68,6 +69,7 @@ export async function openPostgresStore (options: PostgresStoreOptions): Promise
     launchFacts: createPostgresLaunchFacts(pool, callDatabase),
     secrets: createPostgresServiceSecrets(pool, callDatabase),
     payerFailures: createPostgresPayerFailureLog(pool, callDatabase),
+    limitCounts: createPostgresLimitCountLog(pool, callDatabase),
     refunds: createPostgresRefunds(pool, callDatabase),
     // Bounded as a whole (waiting for a connection included): a health check must answer promptly.
     async isHealthy () {

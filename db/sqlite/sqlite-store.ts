@@ -4,6 +4,7 @@ import { createAuditLog } from './audit-log.js'
 import { createLaunchFacts } from './launch-facts.js'
 import { createServiceSecrets } from './service-secrets.js'
 import { createPayerFailureLog } from './payer-failures.js'
+import { createLimitCountLog } from './limit-counts.js'
 import { openDatabase, type SqliteDatabase } from './open-database.js'
 import { createPaymentClaims } from './payment-claims.js'
 import { createRefunds } from './refunds.js'
@@ -54,6 +55,7 @@ export function createSqliteStore (path: string, options: SqliteStoreOptions = {
     launchFacts: createLaunchFacts(db),
     secrets: createServiceSecrets(db),
     payerFailures: createPayerFailureLog(db),
+    limitCounts: createLimitCountLog(db),
     refunds: createRefunds(db),
     async isHealthy () {
       try {

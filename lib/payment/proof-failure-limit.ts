@@ -1,4 +1,6 @@
 import { AppError } from '../errors/app-error.js'
+import type { SharedCounts } from '../limits/shared-counts.js'
+import { createWindowCounter } from '../limits/window-counter.js'
 
 /** Refusals that mean the client's proof named no good payment (not our or the node's trouble). */
 const FAILED_PROOF_CODES = new Set(['INVALID_PAYMENT_HEADER', 'PAYMENT_NOT_FOUND', 'PAYMENT_FAILED', 'PAYER_MISMATCH', 'AMOUNT_TOO_LOW', 'PAYMENT_EXPIRED', 'PAYMENT_ALREADY_USED', 'WALLET_SIGNATURE_REQUIRED', 'WALLET_SIGNATURE_INVALID'])
@@ -7,25 +9,18 @@ const FAILED_PROOF_CODES = new Set(['INVALID_PAYMENT_HEADER', 'PAYMENT_NOT_FOUND
 function isFailedProof (code: string): boolean {
   return FAILED_PROOF_CODES.has(code) || (code.startsWith('X402_') && code !== 'X402_SETTLEMENT_PENDING' && code !== 'X402_FEE_PAYER_UNFUNDED')
 }
-// Clients are forgotten once their window is over; the sweep runs when the table gets this big.
-const SWEEP_AT = 10_000
 
 /**
  * PROOF_FAILURE_LIMIT: failed proofs per client and window (0 turns it off). A client at the limit
  * is answered 429 before any further RPC call until its window ends; only failures count, so a
- * client whose proofs are good is never held back by them.
+ * client whose proofs are good is never held back by them. With `shared`, one limit for every
+ * instance sharing the store.
  */
-export function createProofFailureLimit (options: { limit: number, windowMs: number, now?: () => number }) {
-  const now = options.now ?? Date.now
-  const windows = new Map<string, { start: number, failures: number }>()
+export function createProofFailureLimit (options: { limit: number, windowMs: number, now?: () => number, shared?: SharedCounts }) {
+  const failures = createWindowCounter({ windowMs: options.windowMs, now: options.now, shared: { counts: options.shared, scope: 'failed-proofs', limit: options.limit } })
   // Verifications under way per client: a burst (an MCP batch, pipelined requests) is counted as
   // it arrives, so it cannot all pass the check before its first failure is recorded.
   const inFlight = new Map<string, number>()
-
-  function current (client: string) {
-    const window = windows.get(client)
-    return window === undefined || now() - window.start >= options.windowMs ? undefined : window
-  }
 
   return {
     /**
@@ -35,9 +30,9 @@ export function createProofFailureLimit (options: { limit: number, windowMs: num
      */
     check (client: string): () => void {
       if (options.limit === 0) return () => {}
-      const window = current(client)
+      const { count, retryAfterSeconds: seconds } = failures.peek(client)
       const pending = inFlight.get(client) ?? 0
-      if ((window?.failures ?? 0) + pending < options.limit) {
+      if (count + pending < options.limit) {
         inFlight.set(client, pending + 1)
         let done = false
         return () => {
@@ -48,7 +43,6 @@ export function createProofFailureLimit (options: { limit: number, windowMs: num
           else inFlight.set(client, left)
         }
       }
-      const seconds = window === undefined ? 1 : Math.max(1, Math.ceil((window.start + options.windowMs - now()) / 1000))
       throw new AppError('RATE_LIMITED', `${options.limit} failed payment proofs in ${options.windowMs / 1000} s; retry in ${seconds} s with a valid proof`,
         { headers: { 'retry-after': String(seconds) }, details: { retryAfterSeconds: seconds } })
     },
@@ -60,11 +54,7 @@ export function createProofFailureLimit (options: { limit: number, windowMs: num
 
     /** Counts a failure against the client whatever its code: a handler that failed for a payment it holds. */
     count (client: string): void {
-      if (options.limit === 0) return
-      if (windows.size >= SWEEP_AT) for (const [key] of windows) if (current(key) === undefined) windows.delete(key)
-      const window = current(client)
-      if (window === undefined) windows.set(client, { start: now(), failures: 1 })
-      else window.failures++
+      if (options.limit !== 0) failures.add(client)
     }
   }
 }

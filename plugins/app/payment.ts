@@ -43,7 +43,7 @@ declare module 'fastify' {
 export default fp(async (fastify) => {
   const { config, store, solana, x402 } = fastify
   const recipient = createRecipientAccount(solana.rpc, config.paymentMint, config.paymentAddress)
-  const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS })
+  const failureLimit = createProofFailureLimit({ limit: config.PROOF_FAILURE_LIMIT, windowMs: config.RATE_LIMIT_WINDOW_MS, shared: fastify.limitCounts })
   const checkFailureLimit = (client: string) => failureLimit.check(client)
 
   const proofs = createPaymentVerifier({
@@ -134,4 +134,4 @@ export default fp(async (fastify) => {
   })
 
   if (solana.health.state === 'up') recipient.resolve().catch(() => {})
-}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'solana', 'x402', 'paywall', 'receipts'] })
+}, { name: 'payment', fastify: '5.x', dependencies: ['config', 'store', 'limit-counts', 'solana', 'x402', 'paywall', 'receipts'] })

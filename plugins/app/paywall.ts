@@ -63,6 +63,6 @@ export default fp(async (fastify) => {
       mint: config.paymentMint,
       maxPriorityFeeLamports: BigInt(config.X402_MAX_PRIORITY_FEE_LAMPORTS)
     }),
-    limit: createRequestLimit({ max: config.PAYWALL_PREPARE_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS })
+    limit: createRequestLimit({ max: config.PAYWALL_PREPARE_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS, shared: fastify.limitCounts, scope: 'prepare' })
   })
-}, { name: 'paywall', fastify: '5.x', dependencies: ['config', 'solana', 'x402'] })
+}, { name: 'paywall', fastify: '5.x', dependencies: ['config', 'limit-counts', 'solana', 'x402'] })

@@ -52,7 +52,7 @@ export default fp(async (fastify) => {
   })
   fastify.decorate('refunds', {
     refunder,
-    limit: createRequestLimit({ max: config.REFUND_REQUEST_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS, what: 'refund requests' })
+    limit: createRequestLimit({ max: config.REFUND_REQUEST_MAX, windowMs: config.RATE_LIMIT_WINDOW_MS, what: 'refund requests', shared: fastify.limitCounts, scope: 'refunds' })
   })
 
   // Refunds whose holder died or whose transaction failed, carried out by whichever instance looks first.
@@ -60,4 +60,4 @@ export default fp(async (fastify) => {
     refunder.reconcile().catch((error: unknown) => fastify.log.warn({ error: (error as Error).message }, 'refund reconciliation failed; the next round tries again'))
   }, RECONCILE_EVERY_MS).unref()
   fastify.addHook('onClose', async () => { clearInterval(timer) })
-}, { name: 'refunds', fastify: '5.x', dependencies: ['config', 'store', 'solana', 'x402', 'receipts'] })
+}, { name: 'refunds', fastify: '5.x', dependencies: ['config', 'store', 'limit-counts', 'solana', 'x402', 'receipts'] })
