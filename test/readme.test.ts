@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path'
 import t from 'tap'
 import { ConfigSchema } from '../config.js'
 import { PROJECT_ROOT } from '../project.js'
+import { withProductRows } from '../scripts/readme-products.js'
+import { createCatalogue, CATALOGUE } from '../lib/catalogue/catalogue.js'
 
 const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
 const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>, bin?: Record<string, string> }
@@ -39,6 +41,16 @@ t.test("the README's configuration section names only variables the service read
   const named = new Set([...section.matchAll(/^\| (`[A-Z0-9_]+`(?:, `[A-Z0-9_]+`)*) \|/gm)].flatMap(m => m[1].split(', ').map(name => name.slice(1, -1))))
   t.ok(named.size >= 10, `the common variables (${named.size})`)
   for (const name of named) t.ok(name in ConfigSchema.properties, `${name} is read by the service`)
+})
+
+t.test("the README's product rows are the catalogue's (`npm run docs:products` writes them)", async (t) => {
+  t.equal(readme, withProductRows(readme), 'README.md is what the catalogue renders')
+  const [first] = CATALOGUE.products
+  const extra = { ...first, name: 'test-extra', path: '/api/test-extra/:token', tool: { ...first.tool, name: 'test_extra' }, operation: { ...first.operation, id: 'testExtra' } }
+  const third = withProductRows(readme, createCatalogue([...CATALOGUE.products, extra]))
+  t.equal(third.split('\n').length, readme.split('\n').length + 2, 'a product more is a row more in each table')
+  t.ok(third.includes('| `test-extra` | `GET /api/test-extra/:token` | `test_extra` |'), 'its row in "What it sells"')
+  t.ok(third.includes('| `GET /api/test-extra/:token` | 0.05 |'), 'and in "Endpoints"')
 })
 
 t.test('the README stays a manual: at most 700 lines', async (t) => {
