@@ -21,6 +21,7 @@ import prices from './plugins/app/prices.js'
 import registry from './plugins/app/registry.js'
 import responseHeaders from './plugins/app/response-headers.js'
 import reputation from './plugins/app/reputation.js'
+import services from './plugins/app/services.js'
 import refunds from './plugins/app/refunds.js'
 import { REFUND_PATH } from './lib/refunds/refund-path.js'
 import receipts from './plugins/app/receipts.js'
@@ -153,6 +154,8 @@ export default async function app (fastify: FastifyInstance, opts: { config: Con
   await fastify.register(tokenAnalysis)
   await fastify.register(registry, { now: opts.clock })
   await fastify.register(reputation)
+  // The services above in one object, handed to every door.
+  await fastify.register(services)
   // Refunds of payments never delivered (REFUNDS): after x402, whose fee payer pays their fees.
   await fastify.register(refunds)
   // After the payment gate (its hooks run first, so payment outcomes are final) and before the routes it counts.

@@ -52,3 +52,19 @@ export function invalidRequestReason (body: unknown): string | undefined {
   const problem = messageProblem(body)
   return problem === undefined ? undefined : `Invalid Request: ${problem}`
 }
+
+/** The framework's refusals of a body it could not read as JSON: JSON-RPC's parse error. */
+const UNREADABLE_JSON = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY'])
+export const NOT_JSON_MESSAGE = 'Invalid Request: Content-Type must be application/json'
+
+/**
+ * A JSON-RPC endpoint's answer to a body the framework refused before any handler ran (by the
+ * refusal's code): -32700 for JSON it could not read, and, where `mediaType` is asked for, -32600
+ * with 415 for a body that is not JSON at all. Undefined for every other error, which keeps the
+ * common error shape.
+ */
+export function unreadableBodyAnswer (errorCode: string, options: { mediaType: boolean }): { statusCode: number, body: ReturnType<typeof jsonRpcErrorResponse> } | undefined {
+  if (options.mediaType && errorCode === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { statusCode: 415, body: jsonRpcErrorResponse(RPC_INVALID_REQUEST, NOT_JSON_MESSAGE) }
+  if (!UNREADABLE_JSON.has(errorCode)) return undefined
+  return { statusCode: 400, body: jsonRpcErrorResponse(RPC_PARSE_ERROR, 'Parse error: the body is not valid JSON') }
+}

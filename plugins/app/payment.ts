@@ -25,7 +25,7 @@ declare module 'fastify' {
     payment?: PaidDelivery
   }
   interface FastifyInstance {
-    /** The paid-delivery core every door drives (HTTP here, MCP in the mcp plugin). */
+    /** The paid-delivery core every door drives (HTTP here, MCP and A2A in their plugins). */
     delivery: ReturnType<typeof createDeliveryCore> & { checkFailureLimit: (client: string) => () => void }
     /** True when a request's headers name a way to pay (the HTTP door's list of them). */
     carriesPayment: (headers: IncomingHttpHeaders) => boolean

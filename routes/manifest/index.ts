@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { createManifestBuilder } from '../../lib/manifest/merchant-manifest.js'
 import { entityTag, noneMatchHits } from '../../lib/http/entity-tag.js'
 import { perPublicBase } from '../../lib/http/public-url.js'
 import { setFixedHeaders } from '../../plugins/app/response-headers.js'
@@ -21,7 +20,7 @@ const served = (text: string) => ({ text, tag: entityTag(text) })
 
 const routes: FastifyPluginAsyncTypebox = async (fastify) => {
   const config = fastify.config
-  const manifestAt = createManifestBuilder(config, fastify.catalogue)
+  const manifestAt = fastify.services.manifest
   // The manifest is the same bytes for every request to one base URL (all of them once
   // PUBLIC_BASE_URL is set): serialised once per base with the route's own serializer, with its
   // entity tag, so a request costs a lookup and a client holding the current copy gets a 304.

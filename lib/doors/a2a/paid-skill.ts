@@ -16,6 +16,7 @@ import { MAX_CONTEXT_ID_LENGTH, newTaskId, readTaskId } from './task-id.js'
 import { dataOf, taskAt, type TaskRef } from './task-states.js'
 import { TASK_META, X402_META } from './x402-extension.js'
 import { publishChallenge } from '../../metrics/events.js'
+import { boundedMemo } from '../../http/bounded-memo.js'
 
 /** What the door needs of the HTTP request carrying an A2A call (ServerCallContext.state). */
 export interface CallState {
@@ -53,6 +54,9 @@ export interface SkillSellerDeps {
   catalogue: Catalogue
 }
 
+/** Task ids whose decoding is kept: a few calls' worth, each at most MAX_TASK_ID_LENGTH. */
+const TASK_IDS_KEPT = 256
+
 type TaskBase = TaskRef & { history?: Message[], metadata?: Record<string, unknown> }
 
 /**
@@ -65,6 +69,9 @@ type TaskBase = TaskRef & { history?: Message[], metadata?: Record<string, unkno
  */
 export function createSkillSeller (deps: SkillSellerDeps) {
   const { core, payments } = deps
+  // A call reads its task's id more than once (the store rebuilds the task, the executor sells
+  // it): decoded and checked once, the recent ones kept.
+  const readTask = boundedMemo(TASK_IDS_KEPT, id => readTaskId(id, deps.catalogue))
 
   function paymentRequired (task: TaskBase, purchase: Purchase, refused?: Refusal): Task {
     const why = refused === undefined ? undefined : reason(refused)
@@ -124,13 +131,13 @@ export function createSkillSeller (deps: SkillSellerDeps) {
 
   /** A task awaiting payment, rebuilt from its id on any instance; undefined for an id that is not ours. */
   function unpaidTask (id: string): Task | undefined {
-    const unpaid = readTaskId(id, deps.catalogue)
+    const unpaid = readTask(id)
     return unpaid === undefined ? undefined : paymentRequired({ id, contextId: unpaid.contextId }, unpaid.purchase)
   }
 
   /** The id is one of ours (read, never trusted), with no store read. */
   function namesTask (id: string): boolean {
-    return readTaskId(id, deps.catalogue) !== undefined
+    return readTask(id) !== undefined
   }
 
   /** A task its client ended before paying: cancelled (tasks/cancel) or its terms declined (payment-rejected). Answered, not stored. */
@@ -144,7 +151,7 @@ export function createSkillSeller (deps: SkillSellerDeps) {
   async function execute (requestContext: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const publish = (task: Task) => bus.publish(AgentEvent.task(task))
     const task = requestContext.task
-    const unpaid = task === undefined ? undefined : readTaskId(task.id, deps.catalogue)
+    const unpaid = task === undefined ? undefined : readTask(task.id)
     if (task === undefined || unpaid === undefined) throw malformed(`Unknown task; start a purchase with a message without taskId: ${expectedShape(deps.catalogue)}`)
     const { purchase } = unpaid
     const base: TaskBase = { id: task.id, contextId: task.contextId, history: task.history, metadata: task.metadata }

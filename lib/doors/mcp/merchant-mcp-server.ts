@@ -24,7 +24,7 @@ export interface MerchantMcpServerOptions {
   info: { name: string, version: string, title?: string }
   /** One per tool of the catalogue and the free documents: a name without one is no tool. */
   argumentChecks: ReadonlyMap<McpToolName, ArgumentCheck>
-  /** The tools of the HTTP request being served: a server outlives its requests (plugins/app/mcp.ts keeps a pool). */
+  /** The tools of the HTTP request being served: a server outlives its requests (mcp-door.ts keeps a pool). */
   requestTools: () => RequestTools
   instructions?: string
 }

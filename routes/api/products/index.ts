@@ -11,8 +11,7 @@ import { defaultResponse, documented, errorResponses, HEADERS, paymentRequiredRe
  * payment gate (plugins/app/payment.ts) joins each route by its `paidService`.
  */
 const routes: FastifyPluginAsync = async (fastify) => {
-  const services: ProductServices = { prices: fastify.prices, tokenAnalysis: fastify.tokenAnalysis }
-  for (const product of fastify.catalogue.products) registerProduct(fastify, product, services)
+  for (const product of fastify.catalogue.products) registerProduct(fastify, product, fastify.services)
 }
 
 function registerProduct (fastify: FastifyInstance, product: Product, services: ProductServices): void {
