@@ -6,7 +6,7 @@ import { createServiceLogger } from './lib/logging/service-logger.js'
 import type { Config } from './config.js'
 import configPlugin from './plugins/app/config.js'
 import cataloguePlugin from './plugins/app/catalogue.js'
-import { CATALOGUE, type Catalogue } from './lib/catalogue/catalogue.js'
+import type { Catalogue } from './lib/catalogue/catalogue.js'
 import crossOrigin from './plugins/app/cross-origin.js'
 import mcp from './plugins/app/mcp.js'
 import a2a from './plugins/app/a2a.js'
@@ -117,16 +117,16 @@ export function createServer (config: Config, logStream?: DestinationStream): Fa
 
 /**
  * The root plugin: configuration, then third-party plugins, then our own services, then the
- * routes. The load order is the dependency direction. `catalogue`: the products sold (CATALOGUE
- * unless given), from which every door and document is derived. `clock`: the time the store's
+ * routes. The load order is the dependency direction. `catalogue`: the products sold (the
+ * service's is CATALOGUE), from which every door and document is derived. `clock`: the time the store's
  * payment leases and the registry listing's age are read on (a test's, turned by hand; the
  * engine's own unless given).
  */
-export default async function app (fastify: FastifyInstance, opts: { config: Config, catalogue?: Catalogue, clock?: Clock }) {
+export default async function app (fastify: FastifyInstance, opts: { config: Config, catalogue: Catalogue, clock?: Clock }) {
   await fastify.register(configPlugin, { config: opts.config })
   for (const model of MODELS) fastify.addSchema(model)
   if (opts.config.REFUNDS) for (const model of REFUND_MODELS) fastify.addSchema(model)
-  await fastify.register(cataloguePlugin, { catalogue: opts.catalogue ?? CATALOGUE })
+  await fastify.register(cataloguePlugin, { catalogue: opts.catalogue })
 
   await fastify.register(requestLog)
   await fastify.register(sensible)

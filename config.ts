@@ -10,7 +10,8 @@ import { DEFAULT_MERCHANT_KEYPAIR_PATH, inspectKeypairFile, isDefaultKeypairPath
 import { parseOriginList } from './lib/http/origin-policy.js'
 import { defaultX402Network, X402_NETWORK_NAMES, type X402NetworkName } from './lib/x402/networks.js'
 import { isPostgresUrl } from './db/database-url.js'
-import { leaseProblem, paidRequestPhases, resolveCloseGrace } from './lib/ops/shutdown-grace.js'
+import { leaseProblem, paidRequestPhases, resolveCloseGrace, type PaidRequestTimeouts } from './lib/ops/shutdown-grace.js'
+import { CATALOGUE } from './lib/catalogue/catalogue.js'
 
 /**
  * The registry everyone on the defaults shares: a program-derived address of the memo program
@@ -262,14 +263,22 @@ function metricsPortOf (envConfig: EnvConfig, env: NodeJS.ProcessEnv): number | 
   return envConfig.METRICS_PORT + (Number.isInteger(instance) && instance >= 0 ? instance : 0)
 }
 
+/** The configured timeouts that bound a paid request (lib/ops/shutdown-grace.ts). */
+export function paidRequestTimeouts (config: Pick<EnvConfig, 'RPC_TIMEOUT_MS' | 'PAYMENT_NOT_FOUND_WAIT_MS' | 'UPSTREAM_TIMEOUT_MS' | 'X402_SETTLEMENT_TIMEOUT_MS'> & Pick<DataRpc, 'dataRpcTimeoutMs'>): PaidRequestTimeouts {
+  return {
+    rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+    notFoundWaitMs: config.PAYMENT_NOT_FOUND_WAIT_MS,
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    dataRpcTimeoutMs: config.dataRpcTimeoutMs,
+    settlementTimeoutMs: config.X402_SETTLEMENT_TIMEOUT_MS
+  }
+}
+
+// The service sells the built-in catalogue (server.ts gives the app CATALOGUE): the close grace is
+// derived and checked from its products. An app given another catalogue checks that one again
+// before it starts (plugins/app/catalogue.ts).
 function phasesOf (envConfig: EnvConfig, data: DataRpc) {
-  return paidRequestPhases({
-    rpcTimeoutMs: envConfig.RPC_TIMEOUT_MS,
-    notFoundWaitMs: envConfig.PAYMENT_NOT_FOUND_WAIT_MS,
-    upstreamTimeoutMs: envConfig.UPSTREAM_TIMEOUT_MS,
-    dataRpcTimeoutMs: data.dataRpcTimeoutMs,
-    settlementTimeoutMs: envConfig.X402_SETTLEMENT_TIMEOUT_MS
-  })
+  return paidRequestPhases(paidRequestTimeouts({ ...envConfig, ...data }), CATALOGUE.products)
 }
 
 /**

@@ -3,6 +3,7 @@ import './lib/ops/supported-node.js'
 import closeWithGrace from 'close-with-grace'
 import fp from 'fastify-plugin'
 import app, { createServer } from './app.js'
+import { CATALOGUE } from './lib/catalogue/catalogue.js'
 import { completeConfig, ConfigError, planFromEnvironment } from './config.js'
 import { StoreConfigurationError } from './db/open-store.js'
 import { gracefulStop } from './lib/ops/graceful-stop.js'
@@ -32,7 +33,7 @@ async function start () {
 
   const logs = createLogDestination(config.LOG_FILE)
   const server = createServer(config, logs.stream)
-  await server.register(fp(app), { config })
+  await server.register(fp(app), { config, catalogue: CATALOGUE })
 
   if (config.PUBLIC_BASE_URL === undefined) {
     server.log.warn('PUBLIC_BASE_URL is unset: printed URLs are built from each request\'s Host header (checked to be a valid host[:port]); set it in production')

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { DestinationStream } from 'pino'
 import type { Test } from 'tap'
 import app, { createServer } from '../app.js'
-import type { Catalogue } from '../lib/catalogue/catalogue.js'
+import { CATALOGUE, type Catalogue } from '../lib/catalogue/catalogue.js'
 import { loadConfig } from '../config.js'
 import type { SqliteDatabase } from '../db/sqlite/open-database.js'
 import type { SqliteStore } from '../db/sqlite/sqlite-store.js'
@@ -48,7 +48,7 @@ export function testEnv (t: Test, env: Record<string, string> = {}): Record<stri
 export async function build (t: Test, env: Record<string, string> = {}, extend?: (app: FastifyInstance) => void, logStream?: DestinationStream, catalogue?: Catalogue, clock?: () => number): Promise<FastifyInstance> {
   const config = loadConfig(testEnv(t, env))
   const server = createServer(config, logStream)
-  await server.register(fp(app), { config, catalogue, clock })
+  await server.register(fp(app), { config, catalogue: catalogue ?? CATALOGUE, clock })
   extend?.(server)
   await server.ready()
   t.teardown(() => server.close())

@@ -1,7 +1,7 @@
 import { SERVICE_VERSION } from '../../project.js'
 import type { ManifestBody } from '../../schemas/manifest.js'
 import { PROOF_PAYER_RULE } from '../../schemas/payment-headers.js'
-import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS } from '../payment/catalog.js'
 import { AGENT_CARD_PATH } from '../../schemas/a2a.js'
 import type { NetworkName } from '../solana/networks.js'
@@ -29,7 +29,7 @@ interface ManifestConfig extends TermsConfig, RefundSettings {
  * The manifest (/.well-known/agent.json, and the get_manifest MCP tool): everything but the
  * absolute URLs is fixed at start-up; the URLs come from the base the caller reached us at.
  */
-export function createManifestBuilder (config: ManifestConfig, catalogue: Catalogue = CATALOGUE): (baseUrl: string) => ManifestBody {
+export function createManifestBuilder (config: ManifestConfig, catalogue: Catalogue): (baseUrl: string) => ManifestBody {
   const services = catalogue.products.map(service => {
     return {
       name: service.name,

@@ -1,4 +1,4 @@
-import { CATALOGUE, fillPath, type Catalogue } from '../catalogue/catalogue.js'
+import { fillPath, type Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount, PAYMENT_TOKEN_DECIMALS, type PaidServiceName } from '../payment/catalog.js'
 import { x402Network, type X402NetworkName } from '../x402/networks.js'
 
@@ -45,7 +45,7 @@ export const MPP_CHARGE_HOW_TO = 'MPP: the 402 also carries WWW-Authenticate: Pa
   '(sign the transfer, the merchant co-signs as fee payer and sends it) and one to push (send the transfer yourself and present its signature); ' +
   'repeat the request with Authorization: Payment and the credential, and the document comes with Payment-Receipt.'
 
-export function productTerms (config: TermsConfig, catalogue: Catalogue = CATALOGUE): ProductTerms[] {
+export function productTerms (config: TermsConfig, catalogue: Catalogue): ProductTerms[] {
   const network = x402Network(config.x402Network)
   return catalogue.products.map(paid => {
     return {

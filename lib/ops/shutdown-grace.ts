@@ -3,7 +3,6 @@
  * shutdown grace must cover it, or a stop cuts requests that would have finished (and strands
  * their proofs until the lease runs out).
  */
-import { CATALOGUE } from '../catalogue/catalogue.js'
 import type { HandlerTimeouts, Product } from '../catalogue/product.js'
 
 /** The timeouts that bound a paid request, as configured. */
@@ -28,7 +27,7 @@ export const GRACE_MARGIN_MS = 1000
  * The steps of the longest paid request, in order; their sum is its worst-case duration. A new
  * step (settling an x402 payment, say) is one more entry here.
  */
-export function paidRequestPhases (timeouts: PaidRequestTimeouts, products: readonly Product[] = CATALOGUE.products): GracePhase[] {
+export function paidRequestPhases (timeouts: PaidRequestTimeouts, products: readonly Product[]): GracePhase[] {
   return [
     // getTransaction at the RPC timeout, after polling for a transaction not yet visible.
     { name: 'verification', ms: timeouts.rpcTimeoutMs + timeouts.notFoundWaitMs },
@@ -97,3 +96,19 @@ export function killTimeoutProblem (env: NodeJS.ProcessEnv, deadlineMs: number):
  * the logs. The process's own deadline is the grace plus this; PM2's kill_timeout must exceed both.
  */
 export const SHUTDOWN_TAIL_MS = 3000
+
+/**
+ * Why a catalogue's products do not fit the configured close grace and payment lease (a product
+ * slower than those the configuration was checked against): none when they fit.
+ */
+export function catalogueTimeProblems (configured: { closeGraceMs: number, leaseSeconds: number }, phases: GracePhase[]): string[] {
+  const problems: string[] = []
+  const longest = longestPaidRequestMs(phases)
+  if (configured.closeGraceMs < longest) {
+    problems.push(`CLOSE_GRACE_MS: the close grace, ${configured.closeGraceMs} ms, is shorter than the longest paid request of the products sold, ${longest} ms ` +
+      `(${describePhases(phases)}); set CLOSE_GRACE_MS to cover it`)
+  }
+  const lease = leaseProblem(configured.leaseSeconds, phases)
+  if (lease !== undefined) problems.push(lease)
+  return problems
+}

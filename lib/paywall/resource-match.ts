@@ -1,4 +1,4 @@
-import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
 import type { PaidServiceName } from '../payment/catalog.js'
 
 const patterns = new WeakMap<Catalogue, Array<{ service: PaidServiceName, pattern: RegExp }>>()
@@ -17,7 +17,7 @@ function patternsOf (catalogue: Catalogue) {
  * The paid service a resource URL buys, when it is a URL of this merchant (the base URL its 402s
  * name) and the path is one of the catalogue's paid routes; undefined otherwise.
  */
-export function paidServiceAt (resource: string, baseUrl: string, catalogue: Catalogue = CATALOGUE): PaidServiceName | undefined {
+export function paidServiceAt (resource: string, baseUrl: string, catalogue: Catalogue): PaidServiceName | undefined {
   let url: URL
   let base: URL
   try {

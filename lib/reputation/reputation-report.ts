@@ -1,6 +1,5 @@
 import type { LatencyBucket, ReputationFigures, ReputationQueries } from '../../db/contracts/reputation-queries.js'
 import type { ReputationBody, ReputationWindowName } from '../../schemas/reputation.js'
-import { CATALOGUE } from '../catalogue/catalogue.js'
 import { formatTokenAmount } from '../solana/token-amount.js'
 
 const DAY_MS = 86_400_000
@@ -57,11 +56,11 @@ export interface ReputationOptions {
   merchant: { name: string, paymentAddress: string }
   tokenSymbol: string
   /** The services sold, listed first and in this order (the catalogue's products); others the log holds follow. */
-  services?: readonly string[]
+  services: readonly string[]
 }
 
 /** The GET /reputation body, computed from the audit aggregates for a window that ends now. */
-export function createReputation ({ queries, merchant, tokenSymbol, services: sold = CATALOGUE.products.map(product => product.name) }: ReputationOptions) {
+export function createReputation ({ queries, merchant, tokenSymbol, services: sold }: ReputationOptions) {
   return {
     async report (window: ReputationWindowName, now = Date.now()): Promise<ReputationBody> {
       const length = WINDOW_MS[window]
@@ -69,8 +68,7 @@ export function createReputation ({ queries, merchant, tokenSymbol, services: so
       const figures = await queries.read(from ?? 0)
 
       const logged = new Set(figures.outcomes.map(row => row.service))
-      const catalog = sold
-      const names = [...catalog, ...[...logged].filter(name => !catalog.includes(name)).sort()]
+      const names = [...sold, ...[...logged].filter(name => !sold.includes(name)).sort()]
       const services = names.map(name => serviceFigures(figures, name))
 
       const failures: Record<string, number> = {}

@@ -1,7 +1,7 @@
 import type { ManifestBody } from '../../schemas/manifest.js'
 import type { RegistryListingBody } from '../../schemas/registry.js'
 import { DEFAULT_REPUTATION_WINDOW, type ReputationBody, type ReputationWindowName } from '../../schemas/reputation.js'
-import { CATALOGUE, type Catalogue } from '../catalogue/catalogue.js'
+import type { Catalogue } from '../catalogue/catalogue.js'
 import type { ProductServices } from '../catalogue/product.js'
 import type { McpToolName } from './tool-catalog.js'
 
@@ -32,7 +32,7 @@ const fromArguments = () => 'arguments'
  * same precheck and run as its route), a free tool reads its document. `baseUrl` is asked only by
  * get_manifest (it may refuse a Host header that is not a valid host, as the HTTP route does).
  */
-export function createMerchantTools (services: ToolServices, baseUrl: () => string, catalogue: Catalogue = CATALOGUE): MerchantTools {
+export function createMerchantTools (services: ToolServices, baseUrl: () => string, catalogue: Catalogue): MerchantTools {
   return {
     paidServiceOf: name => catalogue.byTool(name)?.name,
 

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { CATALOGUE, toolInput, type Catalogue } from '../catalogue/catalogue.js'
+import { toolInput, type Catalogue } from '../catalogue/catalogue.js'
 import { formatTokenAmount } from '../payment/catalog.js'
 import { ErrorResponse } from '../../schemas/error.js'
 import { Manifest } from '../../schemas/manifest.js'
@@ -131,7 +131,7 @@ export interface ToolListing {
 }
 
 /** The answer to tools/list; output schemas point to the OpenAPI document at `openApiUrl` for what they leave out. */
-export function listTools (tokenSymbol: string, models: readonly TSchema[], openApiUrl: string, catalogue: Catalogue = CATALOGUE): ToolListing[] {
+export function listTools (tokenSymbol: string, models: readonly TSchema[], openApiUrl: string, catalogue: Catalogue): ToolListing[] {
   const tools = toolsOf(catalogue)
   return Object.keys(tools).map(name => {
     const entry = tools[name]
@@ -152,7 +152,7 @@ export function proseList (names: readonly string[]): string {
 }
 
 /** The sentence of the MCP server's instructions that says which tools are paid and which are free. */
-export function toolPricing (catalogue: Catalogue = CATALOGUE): string {
+export function toolPricing (catalogue: Catalogue): string {
   return `${proseList(catalogue.products.map(product => product.tool.name))} are paid per call through x402 ` +
     `(tool-result binding); ${proseList(Object.keys(FREE_TOOLS))} are free.`
 }

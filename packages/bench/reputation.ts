@@ -14,6 +14,7 @@ import type { AuditEntry } from '../../db/contracts/audit-log.js'
 import { createAuditLog } from '../../db/sqlite/audit-log.js'
 import { openDatabase, type SqliteDatabase } from '../../db/sqlite/open-database.js'
 import { createReputationQueries } from '../../db/sqlite/reputation-queries.js'
+import { CATALOGUE } from '../../lib/catalogue/catalogue.js'
 import { createReputation, WINDOW_MS } from '../../lib/reputation/reputation-report.js'
 import type { ReputationWindowName } from '../../schemas/reputation.js'
 
@@ -112,7 +113,7 @@ try {
     `(rows: counts ${count('reputation_counts')}, latency ${count('reputation_latency')}, payers ${count('reputation_payers')})`)
   db.pragma('wal_checkpoint(TRUNCATE)')
 
-  const reputation = createReputation({ queries: createReputationQueries(db), merchant: { name: 'bench', paymentAddress: 'bench' }, tokenSymbol: 'USDC' })
+  const reputation = createReputation({ queries: createReputationQueries(db), merchant: { name: 'bench', paymentAddress: 'bench' }, tokenSymbol: 'USDC', services: CATALOGUE.products.map(product => product.name) })
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     SOLANA_NETWORK: 'localnet',
@@ -124,7 +125,7 @@ try {
     CREATE_KEYPAIR: 'true'
   })
   const server = createServer(config)
-  await server.register(fp(app), { config })
+  await server.register(fp(app), { config, catalogue: CATALOGUE })
   await server.ready()
 
   console.log(`p50 (and max) of ${RUNS} runs per window (direct scan: 3 runs):`)

@@ -6,6 +6,8 @@ import { CATALOGUE, createCatalogue } from '../../lib/catalogue/catalogue.js'
 import type { Product } from '../../lib/catalogue/product.js'
 import { paidRequestPhases } from '../../lib/ops/shutdown-grace.js'
 import { MintToAnalyze } from '../../schemas/token-analysis.js'
+import { ConfigError } from '../../config.js'
+import { build } from '../helper.js'
 import { a2aBuyer, payloadFor, x402Of } from '../fixtures/a2a-client.js'
 import { connectMcp } from '../fixtures/mcp-client.js'
 import { proofHeaders } from '../fixtures/paid-chain.js'
@@ -123,4 +125,15 @@ t.test('the shutdown budget counts its handler', async t => {
   const slow = { ...TOKEN_HOLDERS, handlerBudgetMs: () => 60_000 }
   t.equal(paidRequestPhases(timeouts, catalogue.products).find(phase => phase.name === 'handler')?.ms, 3000, 'the slowest of the three')
   t.equal(paidRequestPhases(timeouts, [...CATALOGUE.products, slow]).find(phase => phase.name === 'handler')?.ms, 60_000)
+})
+
+t.test('an app refuses a close grace and a lease its own products outlast', async t => {
+  const slow = createCatalogue([...CATALOGUE.products, { ...TOKEN_HOLDERS, handlerBudgetMs: () => 60_000 }])
+  // The defaults fit the built-in products (verification 10 s + handler 20 s + settlement 40 s), not one of 60 s.
+  const refused = await build(t, {}, undefined, undefined, slow).then(() => undefined, (error: unknown) => error)
+  t.ok(refused instanceof ConfigError, 'a configuration error, before anything listens')
+  t.match((refused as ConfigError).message, /CLOSE_GRACE_MS: the close grace, 71000 ms, is shorter than the longest paid request of the products sold, 110000 ms \(verification 10000 \+ handler 60000 \+ settlement 40000\)/)
+  t.match((refused as ConfigError).message, /PAYMENT_LEASE_SECONDS: \d+ s is shorter than a paid request holds its payment, 100000 ms \(handler 60000 \+ settlement 40000\)/)
+  const app = await build(t, { CLOSE_GRACE_MS: '110000', PAYMENT_LEASE_SECONDS: '100' }, undefined, undefined, slow)
+  t.ok((await app.inject('/.well-known/agent.json')).json().services.some((service: { name: string }) => service.name === 'test-holder-count'), 'with both raised it starts and sells it')
 })

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { PRICE_PATH, startPriceApi } from '@token-merchant/localnet/price-api'
 import app, { createServer } from '../../app.js'
+import { CATALOGUE } from '../../lib/catalogue/catalogue.js'
 import { loadConfig } from '../../config.js'
 import { gracefulStop } from '../../lib/ops/graceful-stop.js'
 import { proofHeaders, startPaidChain } from '../fixtures/paid-chain.js'
@@ -37,7 +38,7 @@ async function listening (env: Record<string, string>) {
   })
   const config = loadConfig(env)
   const server = createServer(config, logStream)
-  await server.register(fp(app), { config })
+  await server.register(fp(app), { config, catalogue: CATALOGUE })
   await server.listen({ port: 0, host: '127.0.0.1' })
   return { server, lines, url: `http://127.0.0.1:${(server.server.address() as AddressInfo).port}` }
 }

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { ConfigError, loadConfig } from '../../config.js'
 import { derivedCloseGraceMs, killTimeoutProblem, paidRequestPhases, SHUTDOWN_TAIL_MS } from '../../lib/ops/shutdown-grace.js'
+import { CATALOGUE } from '../../lib/catalogue/catalogue.js'
 
 const PAYMENT_ADDRESS = 'J7W1UzFDktMUbufdSgriUX58fffhJWiGPpGnLGhgEitx'
 
@@ -43,7 +44,7 @@ t.test('the claim lease covers what a paid request holds its payment for: the ha
 })
 
 t.test('a new step of a paid request is one more phase', async (t) => {
-  const phases = [...paidRequestPhases({ rpcTimeoutMs: 1000, notFoundWaitMs: 0, upstreamTimeoutMs: 1000, dataRpcTimeoutMs: 1000, settlementTimeoutMs: 2000 }), { name: 'refund', ms: 4000 }]
+  const phases = [...paidRequestPhases({ rpcTimeoutMs: 1000, notFoundWaitMs: 0, upstreamTimeoutMs: 1000, dataRpcTimeoutMs: 1000, settlementTimeoutMs: 2000 }, CATALOGUE.products), { name: 'refund', ms: 4000 }]
   t.equal(derivedCloseGraceMs(phases), 1000 + 3000 + 3000 + 4000 + 1000)
 })
 

@@ -1,6 +1,6 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TObject } from '@sinclair/typebox'
-import { CATALOGUE, toolInput, type Catalogue } from '../../catalogue/catalogue.js'
+import { toolInput, type Catalogue } from '../../catalogue/catalogue.js'
 import type { Product } from '../../catalogue/product.js'
 import type { McpToolName } from '../../tools/tool-catalog.js'
 import type { PaidServiceName } from '../../payment/catalog.js'
@@ -33,13 +33,13 @@ function checkOf (product: Product): TypeCheck<TObject> {
 }
 
 /** A working example of each skill's data part, from the discovery examples (the same ones the 402s carry). */
-export function exampleInput (service: PaidServiceName, catalogue: Catalogue = CATALOGUE): Record<string, string> {
+export function exampleInput (service: PaidServiceName, catalogue: Catalogue): Record<string, string> {
   const { params, query } = catalogue.product(service).example
   return { [SKILL_FIELD]: service, ...params, ...query }
 }
 
 /** The data part each skill takes, as text: fields, which are optional, and an example. */
-export function expectedShape (catalogue: Catalogue = CATALOGUE): string {
+export function expectedShape (catalogue: Catalogue): string {
   return catalogue.products.map(product => {
     const input = toolInput(product)
     const required = new Set(input.required ?? [])
@@ -49,7 +49,7 @@ export function expectedShape (catalogue: Catalogue = CATALOGUE): string {
 }
 
 /** Reads a purchase from a data part's value: the skill and its input, or what is wrong with it. */
-export function readPurchase (value: unknown, catalogue: Catalogue = CATALOGUE): Purchase | { problems: string[] } {
+export function readPurchase (value: unknown, catalogue: Catalogue): Purchase | { problems: string[] } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problems: ['the data part is not a JSON object'] }
   const { [SKILL_FIELD]: skill, ...args } = value as Record<string, unknown>
   if (!catalogue.has(skill)) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { CATALOGUE, type Catalogue } from '../../catalogue/catalogue.js'
+import type { Catalogue } from '../../catalogue/catalogue.js'
 import { readPurchase, SKILL_FIELD, type Purchase } from './skills.js'
 
 /**
@@ -25,7 +25,7 @@ export function newTaskId (purchase: Purchase, contextId: string): string {
 }
 
 /** What a task id of ours sells, or undefined for any other text. */
-export function readTaskId (id: string, catalogue: Catalogue = CATALOGUE): UnpaidTask | undefined {
+export function readTaskId (id: string, catalogue: Catalogue): UnpaidTask | undefined {
   if (!id.startsWith(PREFIX) || id.length > MAX_TASK_ID_LENGTH) return undefined
   let decoded: unknown
   try {

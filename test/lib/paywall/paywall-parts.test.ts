@@ -1,18 +1,19 @@
 import t from 'tap'
 import { createRequestLimit } from '../../../lib/paywall/request-limit.js'
+import { CATALOGUE } from '../../../lib/catalogue/catalogue.js'
 import { paidServiceAt } from '../../../lib/paywall/resource-match.js'
 import { PREPARED_COMPUTE_UNIT_LIMIT, preparedUnitPrice } from '../../../lib/x402/prepare-payment.js'
 import { priorityFeeLamports } from '../../../lib/x402/transaction-rules.js'
 
 t.test('a resource is for sale when it is a paid route of this origin', async t => {
   const base = 'https://merchant.example'
-  t.equal(paidServiceAt(`${base}/api/fetch-price/SOL`, base), 'fetch-price')
-  t.equal(paidServiceAt(`${base}/api/fetch-price/SOL?vs=EURC`, base), 'fetch-price')
-  t.equal(paidServiceAt(`${base}/api/analyze-token/So11111111111111111111111111111111111111112`, base), 'analyze-token')
+  t.equal(paidServiceAt(`${base}/api/fetch-price/SOL`, base, CATALOGUE), 'fetch-price')
+  t.equal(paidServiceAt(`${base}/api/fetch-price/SOL?vs=EURC`, base, CATALOGUE), 'fetch-price')
+  t.equal(paidServiceAt(`${base}/api/analyze-token/So11111111111111111111111111111111111111112`, base, CATALOGUE), 'analyze-token')
   for (const resource of [`${base}/api/fetch-price/`, `${base}/api/fetch-price/SOL/more`, `${base}/health/live`, 'https://other.example/api/fetch-price/SOL',
     'http://merchant.example/api/fetch-price/SOL', `${base}:8443/api/fetch-price/SOL`, 'https://user:pw@merchant.example/api/fetch-price/SOL',
     `${base}/api/fetch-price/SOL#x`, 'not a url', '']) {
-    t.equal(paidServiceAt(resource, base), undefined, resource)
+    t.equal(paidServiceAt(resource, base, CATALOGUE), undefined, resource)
   }
 })
 

@@ -3,6 +3,7 @@ import t from 'tap'
 import { selfContainedSchema } from '../../../../schemas/self-contained.js'
 import { createOriginPolicy, parseOriginList } from '../../../../lib/http/origin-policy.js'
 import { listTools } from '../../../../lib/tools/tool-catalog.js'
+import { CATALOGUE } from '../../../../lib/catalogue/catalogue.js'
 import { ref } from '../../../../schemas/ref.js'
 import { MODELS } from '../../../../schemas/index.js'
 import { TokenAnalysis } from '../../../../schemas/token-analysis.js'
@@ -34,7 +35,7 @@ t.test('selfContainedSchema inlines every model reference, drops $id and TypeBox
 })
 
 t.test('every tool schema of the catalogue resolves against the registered models', async t => {
-  const tools = listTools('USDC', MODELS, 'https://merchant.example/openapi.json')
+  const tools = listTools('USDC', MODELS, 'https://merchant.example/openapi.json', CATALOGUE)
   t.equal(tools.length, 5)
   const size = JSON.stringify({ tools }).length
   t.ok(size < toolsListBudget(), `tools/list is ${size} bytes, under ${toolsListBudget()}: a model reads it whole`)
