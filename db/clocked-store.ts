@@ -18,7 +18,7 @@ export function clockedStore<S extends Store> (store: S, now: Clock): S {
     claim: async (request) => await claims.claim({ ...request, now: request.now ?? now() }),
     markSent: async (request) => await claims.markSent({ ...request, now: request.now ?? now() }),
     renew: async (signature, claimId, leaseMs, at = now()) => await claims.renew(signature, claimId, leaseMs, at),
-    redeem: async (signature, claimId, at = now(), answer, releasing) => await claims.redeem(signature, claimId, at, answer, releasing),
+    redeem: async (request) => await claims.redeem({ ...request, now: request.now ?? now() }),
     keptAnswer: async (signature, at = now()) => await claims.keptAnswer(signature, at),
     pruneAnswers: async (at = now(), batchSize) => await claims.pruneAnswers(at, batchSize),
     release: async (signature, claimId, at = now()) => await claims.release(signature, claimId, at)

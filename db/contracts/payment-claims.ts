@@ -71,6 +71,18 @@ export interface ClaimState {
 }
 
 /** A sent mark, with the hold of the source token account it pays from. */
+/** A redeem: the claim its holder names, and what the same atomic operation keeps and ends. */
+export interface Redemption {
+  signature: string
+  claimId: string
+  /** Unix ms; omitted: the database server's clock on PostgreSQL, this process's on SQLite. */
+  now?: number | undefined
+  /** The answer kept for re-delivery; omitted: none is kept. */
+  answer?: AnswerToKeep | undefined
+  /** The source token account this holder's sent mark held, released with the redeem. */
+  releasing?: string | undefined
+}
+
 export interface SendMark {
   signature: string
   claimId: string
@@ -129,7 +141,7 @@ export interface PaymentClaims {
    * ends this holder's hold of `releasing` (the source token account its sent mark held). False
    * means this request no longer holds the claim and must not deliver (its hold may be left).
    */
-  redeem (signature: string, claimId: string, now?: number, answer?: AnswerToKeep, releasing?: string): Promise<boolean>
+  redeem (request: Redemption): Promise<boolean>
   /** The kept answer of a redeemed payment, unless its retention ended. */
   keptAnswer (signature: string, now?: number): Promise<KeptAnswer | undefined>
   /** The claim a payer's payment-identifier names, if any (a claim looks it up itself; this is for a payload refused before its claim). */

@@ -271,7 +271,7 @@ export function createPostgresPaymentClaims (pools: { durable: pg.Pool, fast: pg
     claim: async (request) => await claim(request),
     markSent: async (request) => await markSent({ ...request, now: request.now ?? null }),
     renew: async (signature, claimId, leaseMs, now) => await renew({ signature, claimId, leaseMs, now }),
-    redeem: async (signature, claimId, now, answer, releasing) => await redeem({ signature, claimId, now, answer, releasing }),
+    redeem: async (request) => await redeem(request),
     async keptAnswer (signature, now) {
       const { rows } = await query<Omit<KeptAnswer, 'receipt' | 'expiresAt' | 'keptAt' | 'paymentId' | 'amount'> & { receipt: string, expiresAt: string, keptAt: string, paymentId: string | null, amount: string }>(pools.fast,
         { text: KEPT_ANSWER, values: [signature, now ?? null] })

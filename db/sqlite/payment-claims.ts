@@ -138,7 +138,7 @@ export function createPaymentClaims (db: SqliteDatabase): PaymentClaims {
       return renewStatement.run(now + leaseMs, signature, claimId).changes === 1
     },
 
-    async redeem (signature, claimId, now = Date.now(), answer, releasing) {
+    async redeem ({ signature, claimId, now = Date.now(), answer, releasing }) {
       if (answer !== undefined || releasing !== undefined) return redeemKeeping.immediate(signature, claimId, now, answer, releasing)
       return redeemStatement.run(now, signature, claimId).changes === 1
     },

@@ -6,10 +6,10 @@
  * ends its lease: the chain decides it).
  */
 interface ClaimOperations {
-  // Method syntax: the store's claim and markSent take fuller requests; only the fields named here are read.
+  // Method syntax: the store's claim, markSent and redeem take fuller requests; only the fields named here are read.
   claim (request: { signature: string, claimId: string, flow: string }): unknown
   markSent (request: { claimId: string }): unknown
-  redeem (signature: string, claimId: string, now?: number, answer?: never, releasing?: string): unknown
+  redeem (request: { claimId: string }): unknown
   release (signature: string, claimId: string): unknown
 }
 
@@ -36,11 +36,11 @@ export function trackClaims (claims: ClaimOperations) {
       if ((result as { claimed?: boolean }).claimed === true) held.set(request.claimId, request.signature)
     })
   }
-  claims.redeem = (signature, claimId, now, answer, releasing) => {
+  claims.redeem = (request) => {
     // A revoked claim was given back: its request must not deliver.
-    if (revoked.has(claimId)) return false
-    held.delete(claimId)
-    return redeem(signature, claimId, now, answer, releasing)
+    if (revoked.has(request.claimId)) return false
+    held.delete(request.claimId)
+    return redeem(request)
   }
   // A revoked claim sends nothing: its request answers 409 and its retry reaches another process.
   claims.markSent = (request) => revoked.has(request.claimId) ? 'not-held' : markSent(request)

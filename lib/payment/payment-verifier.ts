@@ -176,7 +176,7 @@ export function createPaymentVerifier (options: VerifierOptions) {
         payer: held.payer,
         ...(signed === undefined ? {} : { extensions: signed.signer.receiptExtension({ resourceUrl: signed.resourceUrl(held.resource), payer: held.payer, network: signed.network, transaction: held.signature }) })
       }
-      if (await claims.redeem(held.signature, held.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt })) {
+      if (await claims.redeem({ signature: held.signature, claimId: held.claimId, answer: answer === undefined ? undefined : { ...answer, receipt } })) {
         return { kind: 'settled', receipt }
       }
       return paymentInProgress('proof-taken-over')

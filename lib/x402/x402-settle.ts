@@ -159,7 +159,7 @@ export function createX402Settler (options: X402SettlerOptions) {
     // The money moved. Deliver only if this request still holds the claim: another holder that
     // took it over meanwhile delivers instead. The redeem ends the source's hold too.
     const receipt = settled(claim)
-    if (!await claims.redeem(claim.signature, claim.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt: receipt.receipt }, claim.transfer.source)) return inProgress()
+    if (!await claims.redeem({ signature: claim.signature, claimId: claim.claimId, answer: answer === undefined ? undefined : { ...answer, receipt: receipt.receipt }, releasing: claim.transfer.source })) return inProgress()
     return receipt
   }
 

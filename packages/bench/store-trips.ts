@@ -54,7 +54,7 @@ async function paidCall (store: Store, tag: string, i: number): Promise<number> 
   if (!claimed.claimed) throw new Error(`${signature} not claimed`)
   const source = `${tag}-source-${i}`
   if (await op(claims.markSent({ signature, claimId, leaseMs: LEASE_MS, source, holdMs: LEASE_MS })) !== 'sent') throw new Error(`${signature} not marked sent`)
-  if (!await op(claims.redeem(signature, claimId, undefined, { ...ANSWER, receipt: { success: true, transaction: signature, network: 'solana', payer } }, source))) throw new Error(`${signature} not redeemed`)
+  if (!await op(claims.redeem({ signature, claimId, answer: { ...ANSWER, receipt: { success: true, transaction: signature, network: 'solana', payer } }, releasing: source }))) throw new Error(`${signature} not redeemed`)
   const row = { requestId: `r-${i}`, service: 'fetch-price', resource: '/api/fetch-price/SOL', payer, signature, amount: 50_000n, outcome: 'DELIVERED', verified: true, status: 200, latencyMs: 5, flow: 'x402-v2' as const }
   if (merged) await op(store.audit.record(row, { reached: true }))
   else {

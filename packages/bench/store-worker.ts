@@ -29,7 +29,7 @@ function naiveClaims (pool: pg.Pool) {
       [request.signature, request.claimId, now + request.leaseMs, request.service, request.payer, request.amount.toString(), request.resource, now])
       return { claimed: rows.length === 1 }
     },
-    async redeem (signature: string, claimId: string) {
+    async redeem ({ signature, claimId }: { signature: string, claimId: string }) {
       const { rowCount } = await pool.query("UPDATE payment_claims SET status = 'redeemed', redeemed_at = $3 WHERE signature = $1 AND claim_id = $2 AND status = 'pending'",
         [signature, claimId, Date.now()])
       return rowCount === 1
@@ -50,7 +50,7 @@ async function pairs (): Promise<{ pairs: number, seconds: number }> {
       const claimId = randomUUID()
       const claims = naive ?? store.claims
       if (!(await claims.claim({ ...request, signature, claimId })).claimed) throw new Error(`claim of a new signature ${signature} lost`)
-      if (!await claims.redeem(signature, claimId)) throw new Error(`redeem of ${signature} failed`)
+      if (!await claims.redeem({ signature, claimId })) throw new Error(`redeem of ${signature} failed`)
       done++
     }
   }

@@ -20,7 +20,7 @@ t.test('a lease runs out when the clock is turned past it, not before', async t 
   clock += 1
   t.match(await store.claims.claim(request('sig', 'second')), { claimed: true }, 'taken over once the clock reaches its end')
   t.notOk(await store.claims.renew('sig', 'first', 5000), 'the first holder lost it')
-  t.ok(await store.claims.redeem('sig', 'second'), 'the new holder redeems it')
+  t.ok(await store.claims.redeem({ signature: 'sig', claimId: 'second' }), 'the new holder redeems it')
   t.equal((await store.claims.status('sig'))?.status, 'redeemed')
 })
 

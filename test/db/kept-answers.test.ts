@@ -46,9 +46,9 @@ for (const engine of ENGINES) {
     t.test('a redeem keeps its answer in the same operation; only the holder\'s redeem does', async t => {
       const first = request('kept')
       t.equal((await a.claims.claim(first)).claimed, true)
-      t.equal(await b.claims.redeem('kept', 'not-the-holder', T0, answer('{"no":1}')), false, 'another claim id redeems nothing')
+      t.equal(await b.claims.redeem({ signature: 'kept', claimId: 'not-the-holder', now: T0, answer: answer('{"no":1}') }), false, 'another claim id redeems nothing')
       t.equal(await b.claims.keptAnswer('kept', T0), undefined, 'and keeps nothing')
-      t.equal(await c.claims.redeem('kept', first.claimId, T0, answer('{"yes":1}')), true)
+      t.equal(await c.claims.redeem({ signature: 'kept', claimId: first.claimId, now: T0, answer: answer('{"yes":1}') }), true)
       t.match(await a.claims.keptAnswer('kept', T0 + 1), {
         signature: 'kept', requestKey: 'key', status: 200, body: '{"yes":1}', receipt: { success: true, transaction: 'tx' }, reached: null, payer: 'payer', amount: 100_000n, service: 'analyze-token', keptAt: T0, expiresAt: T0 + RETENTION_MS
       })
@@ -58,7 +58,7 @@ for (const engine of ENGINES) {
       await b.audit.record(delivered('kept', { outcome: 'CLIENT_ABORTED_AFTER_PAYMENT' }), { reached: false })
       t.equal((await c.claims.keptAnswer('kept', T0 + 1))?.reached, true, 'a reached answer is never marked lost after')
       t.equal(await a.claims.keptAnswer('kept', T0 + RETENTION_MS), undefined, 'gone from view when its retention ends')
-      t.equal(await a.claims.redeem('kept', first.claimId, T0, answer('{"again":1}')), false, 'spent: not redeemed twice')
+      t.equal(await a.claims.redeem({ signature: 'kept', claimId: first.claimId, now: T0, answer: answer('{"again":1}') }), false, 'spent: not redeemed twice')
     })
 
     t.test('a cancel notice: before the mark nothing can be sent and the claim goes; after settlement the answer counts as not reached', async t => {
@@ -73,7 +73,7 @@ for (const engine of ENGINES) {
       const late = request('cancel-late', { callerRef: 'call-2' })
       t.equal((await a.claims.claim(late)).claimed, true)
       t.equal(await a.claims.markSent(sentMark('cancel-late', late.claimId, LEASE_MS)), 'sent')
-      t.equal(await a.claims.redeem('cancel-late', late.claimId, T0, answer('{}')), true)
+      t.equal(await a.claims.redeem({ signature: 'cancel-late', claimId: late.claimId, now: T0, answer: answer('{}') }), true)
       await a.audit.record(delivered('cancel-late'), { reached: true })
       t.equal(await b.claims.cancelCall('call-2'), true)
       t.equal((await c.claims.keptAnswer('cancel-late', T0 + 1))?.reached, false, 'cancelled: the result did not reach its caller')
@@ -92,7 +92,7 @@ for (const engine of ENGINES) {
     t.test('the audit row and the kept answer\'s fate are one operation, on any instance', async t => {
       const held = request('fate')
       await a.claims.claim(held)
-      t.equal(await a.claims.redeem('fate', held.claimId, T0, answer('{}')), true)
+      t.equal(await a.claims.redeem({ signature: 'fate', claimId: held.claimId, now: T0, answer: answer('{}') }), true)
       await b.audit.record(delivered('fate', { outcome: 'CLIENT_ABORTED_AFTER_PAYMENT', status: 499 }), { reached: false })
       t.equal((await c.claims.keptAnswer('fate', T0 + 1))?.reached, false, 'the client left: not reached, kept for re-delivery')
       t.same(await auditOutcomes(c, 'fate'), ['CLIENT_ABORTED_AFTER_PAYMENT'], 'with its row')
@@ -104,7 +104,7 @@ for (const engine of ENGINES) {
 
       const failing = request('fate-failing')
       await a.claims.claim(failing)
-      await a.claims.redeem('fate-failing', failing.claimId, T0, answer('{}'))
+      await a.claims.redeem({ signature: 'fate-failing', claimId: failing.claimId, now: T0, answer: answer('{}') })
       // A row the database refuses (outcome is NOT NULL): nothing of the operation is kept.
       await t.rejects(b.audit.record(delivered('fate-failing', { outcome: null as unknown as string }), { reached: true }))
       t.equal((await c.claims.keptAnswer('fate-failing', T0 + 1))?.reached, null, 'the mark went with the row that failed')
@@ -123,7 +123,7 @@ for (const engine of ENGINES) {
       t.equal(await c.claims.status('pid-2'), undefined, 'and nothing claimed')
       const heir = request('pid-1', { paymentId: id, payer: 'buyer-3', now: T0 + LEASE_MS })
       t.same(await c.claims.claim(heir), { claimed: true, sent: false }, 'the same payment under its own id is no other payment: taken over once the lease ran out')
-      t.equal(await c.claims.redeem('pid-1', heir.claimId, T0 + LEASE_MS, answer('{}')), true)
+      t.equal(await c.claims.redeem({ signature: 'pid-1', claimId: heir.claimId, now: T0 + LEASE_MS, answer: answer('{}') }), true)
       t.same(await a.claims.claim(request('pid-3', { paymentId: id, payer: 'buyer-3' })), { claimed: false, paymentIdHolder: { signature: 'pid-1', status: 'redeemed' } },
         'once delivered: named as redeemed (its kept answer decides what the buyer gets)')
       t.same(await a.claims.claim(request('pid-4', { paymentId: id, payer: 'buyer-4' })), { claimed: true, sent: false }, 'ids are per payer')
@@ -140,7 +140,7 @@ for (const engine of ENGINES) {
       t.same(await a.claims.claim(request('id-late', { paymentId: 'pay_0123456789abcdef', payer: 'buyer-1' })), { claimed: false, paymentIdHolder: { signature: winners[0].signature, status: 'pending' } })
       t.same(await b.claims.claimOfPaymentId('buyer-1', 'pay_0123456789abcdef'), { signature: winners[0].signature, status: 'pending' })
       t.equal((await a.claims.claim(request('id-other-payer', { paymentId: 'pay_0123456789abcdef', payer: 'buyer-2' }))).claimed, true, 'ids are per payer')
-      t.equal(await c.claims.redeem(winners[0].signature, winners[0].claimId, T0, answer('{}', { retentionMs: 1000 })), true)
+      t.equal(await c.claims.redeem({ signature: winners[0].signature, claimId: winners[0].claimId, now: T0, answer: answer('{}', { retentionMs: 1000 }) }), true)
       t.equal(await a.claims.pruneAnswers(T0 + 999), 0, 'kept within its retention')
       t.ok(await a.claims.pruneAnswers(T0 + 1000) >= 1, 'pruned after it')
       t.equal(await b.claims.claimOfPaymentId('buyer-1', 'pay_0123456789abcdef'), undefined, 'the id is free again')
@@ -160,7 +160,7 @@ t.test('storage: 10,000 kept answers of an analysis-sized body stay under 64 MB 
   for (let i = 0; i < 10_000; i++) {
     const claim = request(`size-${String(i).padStart(83, '0')}`, { payer: 'AQgoaJYHFoSj67ZbGUEYi8bwtnYLRLFpCd9FrZP13Btd', paymentId: `pay_${String(i).padStart(32, '0')}` })
     await store.claims.claim(claim)
-    await store.claims.redeem(claim.signature, claim.claimId, T0, answer(body, { requestKey: 'EUdLyQSVj3wg_g3UITtShNdvD9CFzsqGHj3lcG5-8PM', receipt: { success: true, transaction: claim.signature, network: 'solana', payer: claim.payer } }))
+    await store.claims.redeem({ signature: claim.signature, claimId: claim.claimId, now: T0, answer: answer(body, { requestKey: 'EUdLyQSVj3wg_g3UITtShNdvD9CFzsqGHj3lcG5-8PM', receipt: { success: true, transaction: claim.signature, network: 'solana', payer: claim.payer } }) })
   }
   store.db.pragma('wal_checkpoint(TRUNCATE)')
   const grown = statSync(path).size - before

@@ -33,7 +33,7 @@ for (const engine of ENGINES) {
 
     const retry = request('landed', later, { paymentId: 'pay_buyer_0123456789' })
     t.same(await store.claims.claim(retry), { claimed: true, sent: true }, 'the buyer\'s retry takes it over, knowing it was sent')
-    t.equal(await store.claims.redeem('landed', retry.claimId, later + 1), true)
+    t.equal(await store.claims.redeem({ signature: 'landed', claimId: retry.claimId, now: later + 1 }), true)
 
     // Without an id the rule stays as it was: any holder of the payload may take over a lapsed claim.
     const plain = request('plain', T0)
@@ -47,7 +47,7 @@ for (const engine of ENGINES) {
     const bought = request('kept', keptAt, { paymentId: 'pay_kept_0123456789' })
     t.same(await store.claims.claim(bought), { claimed: true, sent: false })
     const answer = { requestKey: 'GET /api/fetch-price/SOL', status: 200, contentType: 'application/json', body: '{}', receipt: {}, retentionMs: 60_000 }
-    t.equal(await store.claims.redeem('kept', bought.claimId, keptAt, answer), true)
+    t.equal(await store.claims.redeem({ signature: 'kept', claimId: bought.claimId, now: keptAt, answer }), true)
     const redeliveryOf = createRedelivery({ claims: store.claims, mode: 'payment', unknownForMs: 0 })
     t.equal(await redeliveryOf({ signature: 'kept', requestKey: answer.requestKey }), undefined, 'a rebuilt payload without the id: nothing (402 PAYMENT_ALREADY_USED)')
     t.equal(await redeliveryOf({ signature: 'kept', requestKey: answer.requestKey, paymentId: 'pay_other_0123456789' }), undefined, 'nor with another id')

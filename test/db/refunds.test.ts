@@ -32,7 +32,7 @@ for (const engine of ENGINES) {
       t.same(await a.claims.claim(held), { claimed: true, sent: false })
       const begun = await b.refunds.begin(refundOf('in-progress'))
       t.ok(begun.begun, 'begun')
-      t.equal(await a.claims.redeem('in-progress', held.claimId), false, 'the holder delivers nothing')
+      t.equal(await a.claims.redeem({ signature: 'in-progress', claimId: held.claimId }), false, 'the holder delivers nothing')
       t.equal(await a.claims.release('in-progress', held.claimId), false, 'nor gives it back')
       t.equal(await a.claims.markSent(sentMark('in-progress', held.claimId, LEASE_MS)), 'not-held', 'nor sends')
       t.same(await c.claims.status('in-progress'), { status: 'refunded', flow: 'proof' })
@@ -49,7 +49,7 @@ for (const engine of ENGINES) {
     t.test('a redeemed payment is never refunded', async t => {
       const held = claimOf('delivered')
       await a.claims.claim(held)
-      t.equal(await a.claims.redeem('delivered', held.claimId), true)
+      t.equal(await a.claims.redeem({ signature: 'delivered', claimId: held.claimId }), true)
       t.same(await b.refunds.begin(refundOf('delivered')), { begun: false, denied: 'delivered' })
       t.equal(await c.refunds.get('delivered'), undefined, 'no refund row')
       t.same(await c.claims.status('delivered'), { status: 'redeemed', flow: 'proof' })
@@ -61,7 +61,7 @@ for (const engine of ENGINES) {
         const held = claimOf(signature)
         await a.claims.claim(held)
         const [redeemed, refund] = await Promise.all([
-          instances[i % 3].claims.redeem(signature, held.claimId),
+          instances[i % 3].claims.redeem({ signature, claimId: held.claimId }),
           instances[(i + 1) % 3].refunds.begin(refundOf(signature))
         ])
         t.equal(Number(redeemed) + Number(refund.begun), 1, `${signature}: one of them`)

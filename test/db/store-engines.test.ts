@@ -34,11 +34,11 @@ for (const engine of ENGINES) {
       t.equal(winners.length, 1, 'one claim')
       t.ok(results.every(result => result.claimed || ('status' in result && result.status === 'pending')), 'the others: in progress (409 PAYMENT_IN_PROGRESS)')
       const losers = attempts.filter((_, i) => !results[i].claimed)
-      t.same(await Promise.all(losers.slice(0, 5).map(async ({ store, request }) => await store.claims.redeem(request.signature, request.claimId))),
+      t.same(await Promise.all(losers.slice(0, 5).map(async ({ store, request }) => await store.claims.redeem({ signature: request.signature, claimId: request.claimId }))),
         [false, false, false, false, false], 'a loser cannot redeem')
       const winner = winners[0]
-      t.equal(await instances[(instances.indexOf(winner.store) + 1) % 3].claims.redeem('race', winner.request.claimId), true, 'the claim redeems from any instance')
-      t.equal(await winner.store.claims.redeem('race', winner.request.claimId), false, 'once')
+      t.equal(await instances[(instances.indexOf(winner.store) + 1) % 3].claims.redeem({ signature: 'race', claimId: winner.request.claimId }), true, 'the claim redeems from any instance')
+      t.equal(await winner.store.claims.redeem({ signature: 'race', claimId: winner.request.claimId }), false, 'once')
       for (const store of instances) {
         t.equal((await store.claims.status('race'))?.status, 'redeemed')
         t.same(await store.claims.claim(request('race')), { claimed: false, status: 'redeemed', flow: 'proof' }, 'spent for good (402 PAYMENT_ALREADY_USED)')
@@ -53,7 +53,7 @@ for (const engine of ENGINES) {
         t.equal(attempts.filter((attempt, i) => attempt.request.signature === signature && results[i].claimed).length, 1, `${signature}: one winner`)
       }
       const redeemed = await Promise.all(attempts.map(async ({ store, request }, i) =>
-        results[i].claimed ? await store.claims.redeem(request.signature, request.claimId) : false))
+        results[i].claimed ? await store.claims.redeem({ signature: request.signature, claimId: request.claimId }) : false))
       t.equal(redeemed.filter(Boolean).length, signatures.length, 'every winner redeems')
     })
 
@@ -65,8 +65,8 @@ for (const engine of ENGINES) {
       t.equal((await c.claims.status('released'))?.status, undefined, 'as if never claimed')
       const second = request('released')
       t.same(await c.claims.claim(second), { claimed: true, sent: false })
-      t.equal(await a.claims.redeem('released', first.claimId), false, 'the released claim cannot deliver')
-      t.equal(await c.claims.redeem('released', second.claimId), true)
+      t.equal(await a.claims.redeem({ signature: 'released', claimId: first.claimId }), false, 'the released claim cannot deliver')
+      t.equal(await c.claims.redeem({ signature: 'released', claimId: second.claimId }), true)
       t.equal(await c.claims.release('released', second.claimId), false, 'a redeemed proof is never given back')
     })
 
@@ -78,8 +78,8 @@ for (const engine of ENGINES) {
       t.same(await a.claims.claim(request('orphan', { now: T0 + LEASE_MS - 1 })), { claimed: false, status: 'pending', flow: 'proof' }, 'leased: 409 PAYMENT_IN_PROGRESS')
       const heir = request('orphan', { now: T0 + LEASE_MS })
       t.same(await b.claims.claim(heir), { claimed: true, sent: false }, 'taken over when the lease ends')
-      t.equal(await a.claims.redeem('orphan', orphan.claimId), false, 'the dead claim can no longer deliver')
-      t.equal(await a.claims.redeem('orphan', heir.claimId), true)
+      t.equal(await a.claims.redeem({ signature: 'orphan', claimId: orphan.claimId }), false, 'the dead claim can no longer deliver')
+      t.equal(await a.claims.redeem({ signature: 'orphan', claimId: heir.claimId }), true)
     })
 
     t.test('leases on the clock the engine uses when no time is given', async t => {
@@ -115,7 +115,7 @@ for (const engine of ENGINES) {
       t.same(await b.claims.claim(request('sent', { flow: 'proof', now: T0 + 40 })), { claimed: false, status: 'sent', flow: 'x402' }, 'never taken through the other flow')
       const heir = request('sent', { flow: 'x402', now: T0 + 40 })
       t.same(await b.claims.claim(heir), { claimed: true, sent: true }, 'taken over at once, and told it may have been sent')
-      t.equal(await a.claims.redeem('sent', held.claimId), false, 'the old holder can no longer deliver')
+      t.equal(await a.claims.redeem({ signature: 'sent', claimId: held.claimId }), false, 'the old holder can no longer deliver')
       t.equal(await c.claims.discard('sent', held.claimId), false, 'nor discard')
       t.equal(await c.claims.discard('sent', heir.claimId), true, 'the chain said nothing moved: discarded')
       t.equal(await a.claims.status('sent'), undefined)
@@ -123,7 +123,7 @@ for (const engine of ENGINES) {
       t.same(await a.claims.claim(again), { claimed: true, sent: false })
       t.equal(await a.claims.releaseSource('source-of-sent', held.claimId), true)
       t.equal(await a.claims.markSent(mark('sent', again.claimId)), 'sent')
-      t.equal(await b.claims.redeem('sent', again.claimId), true, 'a sent claim redeems once it landed')
+      t.equal(await b.claims.redeem({ signature: 'sent', claimId: again.claimId }), true, 'a sent claim redeems once it landed')
       t.equal(await b.claims.discard('sent', again.claimId), false, 'a redeemed claim is never discarded')
     })
 
@@ -139,7 +139,7 @@ for (const engine of ENGINES) {
       await a.claims.claim(late)
       t.equal(await a.claims.markSent(mark('cancel-late', late.claimId)), 'sent')
       t.equal(await b.claims.cancelCall('call-late'), true, 'cancelled while settling')
-      t.equal(await a.claims.redeem('cancel-late', late.claimId, undefined, answer), true, 'the money moved: redeemed, its answer kept')
+      t.equal(await a.claims.redeem({ signature: 'cancel-late', claimId: late.claimId, answer }), true, 'the money moved: redeemed, its answer kept')
       const row = { requestId: 'r', service: 'analyze-token', resource: '/x', payer: 'payer', signature: 'cancel-late', outcome: 'DELIVERED', verified: true, status: 200, latencyMs: 1 }
       await a.audit.record(row, { reached: true })
       t.equal((await c.claims.keptAnswer('cancel-late'))?.reached, false, 'the paying call\'s answer went out after the cancel: not reached')
@@ -164,7 +164,7 @@ for (const engine of ENGINES) {
       const next = request('pays-6', { flow: 'x402' })
       await b.claims.claim(next)
       t.equal(await b.claims.markSent(mark('pays-6', next.claimId, T0 + 40 + LEASE_MS, 'source-1')), 'source-busy')
-      t.equal(await a.claims.redeem('pays-4', late.claimId, undefined, undefined, 'source-1'), true, 'the settlement landed: redeemed')
+      t.equal(await a.claims.redeem({ signature: 'pays-4', claimId: late.claimId, releasing: 'source-1' }), true, 'the settlement landed: redeemed')
       t.equal(await b.claims.markSent(mark('pays-6', next.claimId, T0 + 40 + LEASE_MS, 'source-1')), 'sent', 'the redeem ended the hold')
       t.equal(await a.claims.markSent(mark('pays-5', 'nobody-holds-this', T0 + 40, 'source-3')), 'not-held', 'a mark refused holds nothing')
       const fifth = request('pays-5', { flow: 'x402' })

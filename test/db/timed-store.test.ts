@@ -39,7 +39,7 @@ t.test('a timed store is a new store around the engine\'s, which stays as it was
   t.equal(await timed.claims.markSent({ signature: 's1', claimId: 'c1', leaseMs: 5000, source: 'source-1', holdMs: 5000 }), 'sent')
   t.equal(await timed.claims.release('s1', 'c1'), true)
   t.same(await timed.claims.claim(request('s1', 'c2')), { claimed: true, sent: true }, 'the sent claim is taken over')
-  t.equal(await timed.claims.redeem('s1', 'c2'), true)
+  t.equal(await timed.claims.redeem({ signature: 's1', claimId: 'c2' }), true)
   t.same(await timed.claims.claim(request('s2', 'c3')), { claimed: true, sent: false })
   t.equal(await timed.claims.discard('s2', 'c3'), true)
   await timed.audit.record({ requestId: 'r1', service: 'fetch-price', resource: '/api/fetch-price/SOL', outcome: 'DELIVERED', verified: true, status: 200, latencyMs: 3 })

@@ -32,7 +32,7 @@ t.test('store calls are timed by operation; the shutdown\'s claim ledger tracks 
   t.equal(app.shutdown.claims.held, 1, 'the ledger saw the claim')
   t.same(await app.store.claims.status('sig-1'), { status: 'pending', flow: 'proof' })
   t.same(await app.store.claims.status('sig-2'), undefined)
-  t.equal(await app.store.claims.redeem('sig-1', 'claim-1'), true)
+  t.equal(await app.store.claims.redeem({ signature: 'sig-1', claimId: 'claim-1' }), true)
   t.equal(app.shutdown.claims.held, 0)
   await app.store.audit.record({ requestId: 'r1', service: 'fetch-price', resource: '/api/fetch-price/SOL', outcome: 'DELIVERED', verified: true, status: 200, latencyMs: 3 })
   const res = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })

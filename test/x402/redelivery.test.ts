@@ -254,7 +254,7 @@ t.test('an answer not known to have reached its buyer: 409 while it may still be
     const claim = { signature, claimId: `held-${signature.slice(0, 8)}`, flow: 'proof' as const, service: 'fetch-price', payer: buyer.address, amount: PRICE, resource: `${m.url}/test/paid`, leaseMs: 5000, now: keptAt }
     t.equal((await m.app.store.claims.claim(claim)).claimed, true)
     const answer = { requestKey: requestKey('GET', '/test/paid'), status: 200, contentType: 'application/json; charset=utf-8', body: JSON.stringify(DATA), receipt: { success: true, transaction: signature }, retentionMs: 3_600_000 }
-    t.equal(await m.app.store.claims.redeem(signature, claim.claimId, keptAt, answer), true)
+    t.equal(await m.app.store.claims.redeem({ signature, claimId: claim.claimId, now: keptAt, answer }), true)
   }
 
   const writing = await m.paid.pay(buyer, PRICE)

@@ -140,7 +140,7 @@ function voucher (store: ReturnType<typeof createSqliteStore>): HttpPaymentMetho
         payment,
         async settle (answer) {
           const receipt = { success: true, voucher: payment.signature }
-          const redeemed = await store.claims.redeem(payment.signature, payment.claimId, undefined, answer === undefined ? undefined : { ...answer, receipt })
+          const redeemed = await store.claims.redeem({ signature: payment.signature, claimId: payment.claimId, answer: answer === undefined ? undefined : { ...answer, receipt } })
           return redeemed ? { kind: 'settled' as const, receipt } : paymentInProgress('proof-taken-over')
         }
       }
