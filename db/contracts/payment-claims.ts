@@ -70,7 +70,6 @@ export interface ClaimState {
   flow: ClaimFlow
 }
 
-/** A sent mark, with the hold of the source token account it pays from. */
 /** A redeem: the claim its holder names, and what the same atomic operation keeps and ends. */
 export interface Redemption {
   signature: string
@@ -83,6 +82,7 @@ export interface Redemption {
   releasing?: string | undefined
 }
 
+/** A sent mark, with the hold of the source token account it pays from. */
 export interface SendMark {
   signature: string
   claimId: string
