@@ -1,11 +1,12 @@
-import type { Address, Signature } from '@solana/kit'
+import type { Address } from '@solana/kit'
 import type { CreatorBody } from '../../../schemas/token-analysis-launch.js'
 import type { AnalysisPart, PartInput, PartOutcome } from '../analysis-part.js'
 import type { Finding } from '../risk-weights.js'
 import { LaunchUnavailable, type LaunchRpc } from './launch-part.js'
 import { LAUNCH_THRESHOLDS } from './launch-rules.js'
-import { initialisedMints, type RawTransaction } from './launch-transaction.js'
+import { initialisedMints } from './launch-transaction.js'
 import { mapLimited, readAddressHistory } from './mint-history.js'
+import type { TransactionReader } from './transaction-reader.js'
 
 /** The creator's newest transactions read at most (one page of signatures, these many getTransaction). */
 const CREATOR_TRANSACTIONS = 20
@@ -14,6 +15,8 @@ const CONCURRENCY = 8
 
 export interface CreatorPartOptions {
   rpc: LaunchRpc
+  /** Shared with the launch part, whose window a new token's creator's newest transactions often are. */
+  transactions: TransactionReader
   /** The creator and the creation of this mint, as the launch part found them. */
   launch: (mint: Address, signal: AbortSignal) => Promise<{ creator: Address, creationSignature: string }>
 }
@@ -26,7 +29,7 @@ function unavailableCreator (reason: string): PartOutcome {
  * `creator`: the other mints whose creation the creator paid for, found in its own newest
  * transactions (one page of signatures, the newest 20 read): `complete` when those are all it has.
  */
-export function createCreatorPart ({ rpc, launch }: CreatorPartOptions): AnalysisPart {
+export function createCreatorPart ({ rpc, transactions, launch }: CreatorPartOptions): AnalysisPart {
   return {
     name: 'creator',
     async read (input: PartInput): Promise<PartOutcome> {
@@ -40,8 +43,7 @@ export function createCreatorPart ({ rpc, launch }: CreatorPartOptions): Analysi
       const { creator } = creation
       const history = await readAddressHistory(rpc, creator, 1, input.signal)
       const newest = history.entries.filter(entry => !entry.failed).reverse().slice(0, CREATOR_TRANSACTIONS)
-      const read = await mapLimited(newest, CONCURRENCY, async entry =>
-        await rpc.getTransaction(entry.signature as Signature, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send({ abortSignal: input.signal }) as unknown as RawTransaction | null)
+      const read = await mapLimited(newest, CONCURRENCY, entry => transactions(entry.signature, input.signal))
       const others: CreatorBody['others'] = []
       let count = 0
       read.forEach((raw, index) => {

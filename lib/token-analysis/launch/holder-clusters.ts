@@ -1,4 +1,4 @@
-import { isOffCurveAddress, type Address, type Base64EncodedBytes, type Signature } from '@solana/kit'
+import { isOffCurveAddress, type Address, type Base64EncodedBytes } from '@solana/kit'
 import { getBase58Decoder } from '@solana/kit'
 import type { HolderClusterBody } from '../../../schemas/token-analysis-launch.js'
 import type { AnalysisPart, PartInput, PartOutcome } from '../analysis-part.js'
@@ -8,6 +8,7 @@ import type { LaunchFactsRepository } from '../../../db/contracts/launch-facts.j
 import type { LaunchRpc } from './launch-part.js'
 import { LAUNCH_THRESHOLDS } from './launch-rules.js'
 import { mapLimited, SIGNATURES_PAGE } from './mint-history.js'
+import type { TransactionReader } from './transaction-reader.js'
 
 /** The largest accounts whose owners' funding is read: one signature page and one transaction each. */
 const CLUSTER_ACCOUNTS = 10
@@ -36,12 +37,12 @@ async function readOwners (rpc: LaunchRpc, accounts: Address[], signal: AbortSig
  * its oldest successful transaction. Unknown when its history is longer than one page (the oldest
  * is out of reach) or that transaction sent it no SOL.
  */
-async function readFunder (rpc: LaunchRpc, wallet: Address, signal: AbortSignal): Promise<{ funder: Address, signature: string } | undefined> {
+async function readFunder ({ rpc, transactions }: ClusterPartOptions, wallet: Address, signal: AbortSignal): Promise<{ funder: Address, signature: string } | undefined> {
   const page = await rpc.getSignaturesForAddress(wallet, { limit: SIGNATURES_PAGE, commitment: 'confirmed' }).send({ abortSignal: signal })
   if (page.length === SIGNATURES_PAGE) return undefined
   const oldest = [...page].reverse().find(entry => entry.err === null)
   if (oldest === undefined) return undefined
-  const raw = await rpc.getTransaction(oldest.signature as Signature, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send({ abortSignal: signal }) as unknown as FundingTransaction | null
+  const raw = await transactions(oldest.signature, signal) as unknown as FundingTransaction | null
   if (raw === null || raw.meta === null || raw.meta.err !== null) return undefined
   const instructions = [...raw.transaction.message.instructions, ...(raw.meta.innerInstructions ?? []).flatMap(group => group.instructions)]
   for (const { programId, parsed } of instructions) {
@@ -55,6 +56,8 @@ async function readFunder (rpc: LaunchRpc, wallet: Address, signal: AbortSignal)
 
 export interface ClusterPartOptions {
   rpc: LaunchRpc
+  /** Shared with the launch and creator parts (a funding transaction may be in the launch window). */
+  transactions: TransactionReader
   /** The creator of the mint, when the launch part found it (funded_by_creator). */
   creator: (mint: Address, signal: AbortSignal) => Promise<Address | undefined>
   /** Where found funders are kept (a wallet's first funding never changes); absent: read each time. */
@@ -65,12 +68,13 @@ export interface ClusterPartOptions {
 type Funding = { funder: Address, signature: string } | undefined
 
 /** Each wallet's funder: the kept ones from the store, the others read and then kept. */
-async function readFunders ({ rpc, store, network }: ClusterPartOptions, wallets: Address[], signal: AbortSignal): Promise<Funding[]> {
+async function readFunders (options: ClusterPartOptions, wallets: Address[], signal: AbortSignal): Promise<Funding[]> {
+  const { store, network } = options
   const kept = store === undefined ? new Map<string, { funder: string, signature: string }>() : await store.loadFunders(network, wallets).catch(() => new Map<string, { funder: string, signature: string }>())
   return await mapLimited(wallets, CONCURRENCY, async wallet => {
     const known = kept.get(wallet)
     if (known !== undefined) return { funder: known.funder as Address, signature: known.signature }
-    const found = await readFunder(rpc, wallet, signal)
+    const found = await readFunder(options, wallet, signal)
     if (found !== undefined) await store?.saveFunder(network, wallet, found.funder, found.signature).catch(() => {})
     return found
   })

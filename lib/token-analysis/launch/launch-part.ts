@@ -1,4 +1,4 @@
-import { isOffCurveAddress, type Address, type Base64EncodedBytes, type GetMultipleAccountsApi, type GetSignaturesForAddressApi, type GetTransactionApi, type Rpc, type Signature } from '@solana/kit'
+import { isOffCurveAddress, type Address, type Base64EncodedBytes, type GetMultipleAccountsApi, type GetSignaturesForAddressApi, type GetTransactionApi, type Rpc } from '@solana/kit'
 import type { EarlyBuyerBody, LaunchBody } from '../../../schemas/token-analysis-launch.js'
 import type { AnalysisPart, PartInput, PartOutcome } from '../analysis-part.js'
 import { isAtLeast, percentOf, shareOf } from '../holders.js'
@@ -6,6 +6,7 @@ import type { Finding } from '../risk-weights.js'
 import { decodeLaunchTransaction, type LaunchTransaction, type RawTransaction } from './launch-transaction.js'
 import { LAUNCH_THRESHOLDS } from './launch-rules.js'
 import { mapLimited, type AddressHistory } from './mint-history.js'
+import type { TransactionReader } from './transaction-reader.js'
 
 export type LaunchRpc = Rpc<GetSignaturesForAddressApi & GetTransactionApi & GetMultipleAccountsApi>
 
@@ -39,25 +40,22 @@ export interface LaunchPartOptions {
   history: (address: Address, signal: AbortSignal) => Promise<AddressHistory>
   /** Pages of 1,000 signatures read at most; the reason names the bound when the history is longer. */
   maxPages: number
+  /** The window's transactions, shared with the creator and clusters parts (createTransactionReader). */
+  transactions: TransactionReader
 }
 
 /** The launch cannot be read (history too long or pruned): a reason, not a failure. */
 export class LaunchUnavailable extends Error {}
 
-async function readTransaction (rpc: LaunchRpc, signature: Signature, signal: AbortSignal): Promise<RawTransaction | null> {
-  const raw = await rpc.getTransaction(signature, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send({ abortSignal: signal })
-  return raw as unknown as RawTransaction | null
-}
-
 /** The launch's facts from the mint's history: its creation and the transactions of its window. */
-export async function readLaunchFacts ({ rpc, history, maxPages }: LaunchPartOptions, mint: Address, signal: AbortSignal): Promise<LaunchFacts> {
+export async function readLaunchFacts ({ history, maxPages, transactions: readTransaction }: LaunchPartOptions, mint: Address, signal: AbortSignal): Promise<LaunchFacts> {
   const { entries, complete } = await history(mint, signal)
   if (!complete) throw new LaunchUnavailable(`The launch is unavailable: the mint has more than ${maxPages * 1000} signatures, older than the history the analysis reads.`)
   const succeeded = entries.filter(entry => !entry.failed)
   const first = succeeded[0]
   if (first === undefined) throw new LaunchUnavailable('The launch is unavailable: the RPC node keeps no successful transaction of the mint.')
   const window = succeeded.filter(entry => entry.slot <= first.slot + LAUNCH_WINDOW_SLOTS).slice(0, MAX_WINDOW_TRANSACTIONS)
-  const read = await mapLimited(window, TRANSACTION_CONCURRENCY, entry => readTransaction(rpc, entry.signature, signal))
+  const read = await mapLimited(window, TRANSACTION_CONCURRENCY, entry => readTransaction(entry.signature, signal))
   const transactions = read.filter((raw): raw is RawTransaction => raw !== null).map(raw => decodeLaunchTransaction(raw, mint))
   const creation = transactions.find(transaction => transaction.initialisedWith !== undefined && !transaction.failed)
   if (creation?.initialisedWith === undefined) throw new LaunchUnavailable('The launch is unavailable: the oldest transactions the RPC node keeps for the mint do not initialise it (its history was pruned).')

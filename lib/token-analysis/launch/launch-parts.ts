@@ -6,6 +6,7 @@ import { createLaunchPart, readLaunchFacts, type LaunchFacts, type LaunchRpc } f
 import { createHistoryMemo } from './mint-history.js'
 import { createHolderClustersPart } from './holder-clusters.js'
 import { createCreatorPart } from './creator-part.js'
+import { createTransactionReader } from './transaction-reader.js'
 
 /** Pages of 1,000 signatures the launch walks back at most: 5,000 transactions, 5 requests. */
 export const LAUNCH_HISTORY_PAGES = 5
@@ -48,12 +49,13 @@ function inFlight<T> (read: (mint: Address, signal: AbortSignal) => Promise<T>) 
   }
 }
 
-/** The launch, holder clusters and creator parts, sharing one read of the mint's history. */
+/** The launch, holder clusters and creator parts, sharing one read of the mint's history and of each transaction. */
 export function createLaunchParts ({ rpc, maxPages = LAUNCH_HISTORY_PAGES, store, network }: LaunchPartsOptions): AnalysisPart[] {
   const history = createHistoryMemo(rpc, maxPages)
-  const options = { rpc, history, maxPages }
+  const transactions = createTransactionReader(rpc)
+  const options = { rpc, history, maxPages, transactions }
   const fromChain = (mint: Address, signal: AbortSignal) => readLaunchFacts(options, mint, signal)
   const facts = inFlight(store === undefined ? fromChain : keptFacts(fromChain, store, network))
   const creator = async (mint: Address, signal: AbortSignal) => (await facts(mint, signal)).creator
-  return [createLaunchPart({ ...options, facts }), createHolderClustersPart({ rpc, creator, store, network }), createCreatorPart({ rpc, launch: facts })]
+  return [createLaunchPart({ ...options, facts }), createHolderClustersPart({ rpc, transactions, creator, store, network }), createCreatorPart({ rpc, transactions, launch: facts })]
 }
