@@ -12,7 +12,8 @@ export type TransactionReader = (signature: Signature, signal: AbortSignal) => P
  * ones (a new token's creator's newest transactions are its launch window; the next analysis of the
  * token reads the creator's again). The newest `maxKept` are kept, least recently used dropped
  * first; a transaction the node does not have (null) or a failed read is not kept. Calls for a
- * signature in flight share its read, as createHistoryMemo's do.
+ * signature in flight share its read, as createHistoryMemo's do, and so the first caller's budget:
+ * a read cut by it fails the others too (their part is then unavailable, never wrong).
  */
 export function createTransactionReader (rpc: Rpc<GetTransactionApi>, maxKept = KEPT_TRANSACTIONS): TransactionReader {
   const kept = new Map<Signature, Promise<RawTransaction | null>>()
