@@ -14,5 +14,10 @@ for (const engine of ENGINES) {
     t.ok(first === 'made-by-a' || first === 'made-by-b', 'the secret is one of those made')
     t.equal(await a.secrets.getOrKeep('mpp', 'made-later'), first, 'the first write wins')
     t.equal(await b.secrets.getOrKeep('other', 'another'), 'another', 'kept per name')
+    // Many first calls racing at once: each name still gets one secret, both instances told it.
+    const names = Array.from({ length: 20 }, (_, index) => `race-${index}`)
+    const raced = await Promise.all(names.map(async name => await Promise.all([a.secrets.getOrKeep(name, `${name}-a`), b.secrets.getOrKeep(name, `${name}-b`)])))
+    t.same(raced.filter(([fromA, fromB]) => fromA !== fromB), [], 'no two answers differ')
+    t.same(raced.filter(([kept], index) => kept !== `${names[index]}-a` && kept !== `${names[index]}-b`), [], 'each kept one of the two made')
   })
 }
